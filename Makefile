@@ -1,0 +1,60 @@
+# The two commands a new user needs: `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# Tests run on PostgreSQL (race tests need real row locks).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/casino_office
+TEST_ENV := SECRET_KEY=test-only-secret-key-not-for-production DATABASE_URL=$(TEST_DATABASE_URL)
+DEMO_ENV := CASINO_DEMO=1 DEBUG=1
+
+.PHONY: install run migrate demo worker lint typecheck test pytest check-deploy services clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(DEMO_ENV) $(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(DEMO_ENV) $(PY) manage.py seed_demo
+
+# Web UI + API on http://$(HOST):$(PORT)/ and a Celery worker with beat, on
+# SQLite and a filesystem broker under var/ (no services needed). Ctrl-C stops all.
+run: demo
+	@set -m; \
+	$(DEMO_ENV) $(BIN)/celery -A casino_office worker --beat --pool=solo --loglevel=INFO & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	$(DEMO_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(TEST_ENV) $(BIN)/mypy .
+
+pytest: install
+	$(TEST_ENV) $(BIN)/pytest $(PYTEST_ARGS)
+
+# The whole suite: lint, types, and every test on PostgreSQL.
+test: lint typecheck pytest
+
+check-deploy: install
+	SECRET_KEY=$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))') \
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
+	ALLOWED_HOSTS=casino.example.com $(PY) manage.py check --deploy --fail-level WARNING
+
+# Start PostgreSQL and Redis on this machine if they are down (CI uses this).
+services:
+	bash scripts/services-up
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache staticfiles

@@ -1,0 +1,23 @@
+from django.contrib import admin
+from django.http import HttpRequest, JsonResponse
+from django.urls import include, path
+from django.views.defaults import page_not_found, server_error
+from django.views.generic import RedirectView
+
+urlpatterns = [
+    path("", RedirectView.as_view(url="/admin/", permanent=False)),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("tickets.api.urls")),
+]
+
+
+def handler404(request: HttpRequest, exception: Exception) -> object:
+    if request.path.startswith("/api/"):
+        return JsonResponse({"code": "not_found", "detail": "No such endpoint."}, status=404)
+    return page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> object:
+    if request.path.startswith("/api/"):
+        return JsonResponse({"code": "server_error", "detail": "Internal error; retry."}, status=500)
+    return server_error(request)

@@ -1,0 +1,46 @@
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from machines.models import Casino, Game, Machine
+from machines.services import machine_key_rotate
+
+
+@admin.register(Casino)
+class CasinoAdmin(admin.ModelAdmin):
+    list_display = ["name", "code", "licence_number", "ticket_validity_days", "max_ticket_amount"]
+    search_fields = ["name", "code", "licence_number"]
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    search_fields = ["title"]
+
+
+@admin.register(Machine)
+class MachineAdmin(admin.ModelAdmin):
+    list_display = [
+        "asset_number",
+        "casino",
+        "manufacturer",
+        "model_name",
+        "credit_value",
+        "status",
+        "ticket_enrolled",
+        "last_seen_at",
+    ]
+    list_filter = ["casino", "status", "ticket_enrolled", "manufacturer"]
+    search_fields = ["asset_number", "serial_number", "model_name"]
+    filter_horizontal = ["games"]
+    readonly_fields = ["api_key_rotated_at", "last_seen_at", "last_ticket_sequence"]
+    actions = ["rotate_key"]
+
+    @admin.action(description="Rotate the API key (the new key is shown once)")
+    def rotate_key(self, request: HttpRequest, queryset: QuerySet[Machine]) -> None:
+        for machine in queryset:
+            key = machine_key_rotate(machine=machine)
+            self.message_user(
+                request,
+                f"New key for {machine}: {key} (shown once; the old key no longer works)",
+                level=messages.WARNING,
+            )

@@ -1,0 +1,88 @@
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from machines.keys import hash_key
+from machines.models import Casino, Game, Machine
+
+GAMES = [
+    "Book of Ra",
+    "Sizzling Hot",
+    "Lucky Lady's Charm",
+    "Dolphin's Pearl",
+    "Columbus",
+    "Just Jewels",
+    "Lord of the Ocean",
+    "Marco Polo",
+]
+CASINOS = [
+    {
+        "code": "TOR",
+        "name": "Casino Tornado",
+        "address": "Demo g. 1, Vilnius, Lithuania",
+        "licence_number": "DEMO-L-001",
+    },
+    {
+        "code": "ADM",
+        "name": "Casino Admiral",
+        "address": "Demo g. 2, Kaunas, Lithuania",
+        "licence_number": "DEMO-L-002",
+    },
+]
+MODELS = [
+    ("Novomatic", "Gaminator", Decimal("0.010")),
+    ("Novomatic", "Super-V+ Gaminator", Decimal("0.001")),
+    ("EGT", "Premier", Decimal("0.050")),
+    ("Novomatic", "Novo Line", Decimal("0.100")),
+]
+MACHINES_PER_CASINO = 8
+DEMO_ADMIN_PASSWORD = "demo-admin-2026"
+
+
+def demo_key(casino_code: str, asset_number: str) -> str:
+    """Known keys so the README's curl session works; demo mode only."""
+    return f"demo-{casino_code.lower()}-{asset_number}"
+
+
+class Command(BaseCommand):
+    help = "Load the demo casinos, games, machines (with known API keys) and an admin user. Demo mode only."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.DEMO:
+            raise CommandError("seed_demo sets well-known keys and passwords: run it only with CASINO_DEMO=1")
+        with transaction.atomic():
+            games = [Game.objects.get_or_create(title=title)[0] for title in GAMES]
+            for spec in CASINOS:
+                casino, _ = Casino.objects.get_or_create(code=spec["code"], defaults=spec)
+                for i in range(MACHINES_PER_CASINO):
+                    asset = str(1001 + i)
+                    manufacturer, model_name, credit_value = MODELS[i % len(MODELS)]
+                    machine, created = Machine.objects.get_or_create(
+                        casino=casino,
+                        asset_number=asset,
+                        defaults={
+                            "serial_number": f"SN-{casino.code}-{asset}",
+                            "manufacturer": manufacturer,
+                            "model_name": model_name,
+                            "credit_value": credit_value,
+                            "area": "Main floor",
+                            "bank": f"B{i // 4 + 1}",
+                            "position": str(i % 4 + 1),
+                            "ticket_enrolled": True,
+                            "api_key_hash": hash_key(demo_key(casino.code, asset)),
+                        },
+                    )
+                    if created:
+                        machine.games.set(games[i % len(games) : i % len(games) + 3])
+            user_model = get_user_model()
+            if not user_model.objects.filter(username="admin").exists():
+                user_model.objects.create_superuser("admin", "admin@example.invalid", DEMO_ADMIN_PASSWORD)
+        self.stdout.write(
+            f"Demo data ready: {Casino.objects.count()} casinos, {Machine.objects.count()} machines.\n"
+            f"Machine keys: demo-<casino code>-<asset>, e.g. {demo_key('TOR', '1001')}\n"
+            f"Admin: admin / {DEMO_ADMIN_PASSWORD}"
+        )

@@ -1,0 +1,137 @@
+import datetime as dt
+import zoneinfo
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+
+def validate_time_zone(value: str) -> None:
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(f"{value!r} is not a known time zone") from None
+
+
+class Casino(models.Model):
+    """A licensed casino; every per-casino rule of the ticket system is a field here."""
+
+    name = models.CharField(max_length=120, unique=True)
+    address = models.CharField(max_length=255)
+    licence_number = models.CharField(max_length=64)
+    code = models.CharField(
+        max_length=16,
+        unique=True,
+        validators=[RegexValidator(r"^[A-Z0-9]{2,16}$", "Use 2-16 capital letters or digits.")],
+        help_text="Short code, e.g. TOR.",
+    )
+    time_zone = models.CharField(max_length=64, default="Europe/Vilnius", validators=[validate_time_zone])
+    language = models.CharField(max_length=8, default="lt", help_text="Language of printed tickets.")
+    gaming_day_start_hour = models.PositiveSmallIntegerField(
+        default=6, validators=[MaxValueValidator(23)], help_text="Local hour at which the gaming day begins."
+    )
+    ticket_validity_days = models.PositiveSmallIntegerField(default=30, validators=[MinValueValidator(1)])
+    max_ticket_amount = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("10000.00"), validators=[MinValueValidator(Decimal("0.01"))]
+    )
+    redemption_hold_seconds = models.PositiveSmallIntegerField(default=15, validators=[MinValueValidator(1)])
+    # Failed validation-number lookups tolerated per machine before 429
+    # (machine-api.md: "Guessing numbers is how ticket fraud starts").
+    lookup_failure_limit = models.PositiveSmallIntegerField(default=20, validators=[MinValueValidator(1)])
+    lookup_failure_window_seconds = models.PositiveSmallIntegerField(default=60, validators=[MinValueValidator(1)])
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(gaming_day_start_hour__lte=23), name="casino_gaming_day_hour_valid"),
+            models.CheckConstraint(condition=Q(ticket_validity_days__gte=1), name="casino_validity_positive"),
+            models.CheckConstraint(condition=Q(max_ticket_amount__gt=0), name="casino_max_ticket_positive"),
+            models.CheckConstraint(condition=Q(redemption_hold_seconds__gte=1), name="casino_hold_positive"),
+            models.CheckConstraint(condition=Q(lookup_failure_limit__gte=1), name="casino_lookup_limit_positive"),
+            models.CheckConstraint(
+                condition=Q(lookup_failure_window_seconds__gte=1), name="casino_lookup_window_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def zoneinfo(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.time_zone)
+
+    def gaming_day(self, moment: dt.datetime) -> dt.date:
+        """The gaming day a moment belongs to: it starts at the casino's start hour, local time."""
+        local = moment.astimezone(self.zoneinfo)
+        return (local - dt.timedelta(hours=self.gaming_day_start_hour)).date()
+
+
+class Game(models.Model):
+    """A game title from the casino's catalogue."""
+
+    title = models.CharField(max_length=120, unique=True)
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Machine(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        OUT_OF_SERVICE = "out_of_service", "Out of service"
+        RETIRED = "retired", "Retired"
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="machines")
+    asset_number = models.CharField(
+        max_length=32, validators=[RegexValidator(r"^[A-Za-z0-9._-]{1,32}$", "Letters, digits, '.', '_' or '-'.")]
+    )
+    serial_number = models.CharField(max_length=64, blank=True)
+    manufacturer = models.CharField(max_length=64, blank=True)
+    model_name = models.CharField("model", max_length=64, blank=True)
+    games = models.ManyToManyField(Game, blank=True, related_name="machines")
+    credit_value = models.DecimalField(
+        max_digits=7,
+        decimal_places=3,
+        default=Decimal("0.010"),
+        validators=[MinValueValidator(Decimal("0.001"))],
+        help_text="Value of one credit in EUR (0.001, 0.01, 0.05, 0.10, 1.00 ...).",
+    )
+    area = models.CharField(max_length=32, blank=True)
+    bank = models.CharField(max_length=32, blank=True)
+    position = models.CharField(max_length=32, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    ticket_enrolled = models.BooleanField(
+        "enrolled in the ticket system",
+        default=False,
+        help_text="The 'special mark': the machine is joined to the ticket system (casino rules §1.7).",
+    )
+    # SHA-256 of the machine's key. Keys are 256-bit random strings, so a
+    # fast hash is enough; only the hash is ever stored.
+    api_key_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
+    api_key_rotated_at = models.DateTimeField(null=True, blank=True, editable=False)
+    last_seen_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Counter behind the per-machine ticket sequence; only the issue service
+    # increments it, under a row lock.
+    last_ticket_sequence = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["casino", "asset_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "asset_number"], name="machine_asset_unique_per_casino"),
+            models.CheckConstraint(
+                condition=Q(status__in=["active", "out_of_service", "retired"]), name="machine_status_valid"
+            ),
+            models.CheckConstraint(condition=Q(credit_value__gt=0), name="machine_credit_value_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.asset_number} ({self.casino.code})"
+
+    @property
+    def may_use_ticket_system(self) -> bool:
+        return self.status == self.Status.ACTIVE and self.ticket_enrolled

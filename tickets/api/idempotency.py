@@ -1,0 +1,70 @@
+"""Replays by request_id (machine-api.md "Idempotency").
+
+The stored answer is written in the same transaction as the effect. A
+concurrent duplicate blocks on the unique (machine, request_id) index until
+the first commits, then fails its insert, rolls back its own effects and
+returns the first answer: never a second effect.
+"""
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework.response import Response
+
+from machines.models import Machine
+from tickets.api.errors import ApiError, error_response
+from tickets.models import MachineRequest
+
+# Answers kept for replay: outcomes of the business layer. Input errors
+# (422) and rate limiting (429) change nothing and are not remembered, so a
+# corrected retry is not mistaken for a reuse.
+_REMEMBERED_STATUSES = frozenset({200, 201, 404, 409})
+
+
+class _DuplicateRequest(Exception):
+    pass
+
+
+def fingerprint(endpoint: str, subject: str, body: dict[str, Any]) -> str:
+    canonical = json.dumps([endpoint, subject, body], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def _replay(stored: MachineRequest, print_: str) -> Response:
+    if stored.fingerprint != print_:
+        return error_response(409, "request_id_reused", "This request_id was used for a different request.")
+    return Response(stored.response_body, status=stored.response_status)
+
+
+def run_idempotent(
+    *, machine: Machine, request_id: str, fingerprint_: str, handler: Callable[[], Response]
+) -> Response:
+    stored = MachineRequest.objects.filter(machine=machine, request_id=request_id).first()
+    if stored is not None:
+        return _replay(stored, fingerprint_)
+    try:
+        with transaction.atomic():
+            response = handler()
+            if response.status_code in _REMEMBERED_STATUSES:
+                try:
+                    with transaction.atomic():
+                        MachineRequest.objects.create(
+                            machine=machine,
+                            request_id=request_id,
+                            fingerprint=fingerprint_,
+                            response_status=response.status_code,
+                            response_body=response.data,
+                            created_at=timezone.now(),
+                        )
+                except IntegrityError:
+                    raise _DuplicateRequest() from None
+    except _DuplicateRequest:
+        stored = MachineRequest.objects.filter(machine=machine, request_id=request_id).first()
+        if stored is None:  # pragma: no cover - the winner's row is committed before we fail
+            raise ApiError(503, "unavailable", "Concurrent request; retry.") from None
+        return _replay(stored, fingerprint_)
+    return response

@@ -1,0 +1,344 @@
+"""The slot-machine REST contract v1 (../shared/machine-api.md).
+
+Views parse input with the contract's error codes, call one service, and
+render its result. Every POST runs through run_idempotent.
+"""
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.http.response import HttpResponseBase
+from django.utils import translation
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from machines.models import Machine
+from tickets import selectors, services
+from tickets.api.auth import IsTicketMachine, MachineKeyAuthentication
+from tickets.api.errors import ApiError, error_response
+from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.serializers import (
+    AuthorizeRequestSchema,
+    AuthorizeResponseSchema,
+    CommitRequestSchema,
+    ErrorSchema,
+    IssueRequestSchema,
+    IssueResponseSchema,
+    PrintedRequestSchema,
+    StateResponseSchema,
+    TicketSchema,
+)
+from tickets.exceptions import TicketError, TicketNotFound
+from tickets.models import Ticket, TicketType
+from tickets.money import InvalidAmount, amount_in_words, format_amount, parse_amount
+from tickets.numbers import InvalidValidationNumber, display_validation_number, parse_validation_number
+
+_STATUS_BY_CODE = {
+    "not_found": 404,
+    "invalid_amount": 422,
+    "over_limit": 422,
+    "invalid_number": 422,
+    "invalid_request": 422,
+}
+# Printable text only: a NUL or control character has no business in an id or
+# a reason, and PostgreSQL text cannot hold NUL.
+_TEXT = re.compile(r"^[^\x00-\x1f\x7f]*$")
+
+
+def _local(moment: dt.datetime | None, machine: Machine) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(machine.casino.zoneinfo).isoformat(timespec="seconds")
+
+
+def _ticket_body(ticket: Ticket, machine: Machine) -> dict[str, Any]:
+    return {
+        "validation_number": ticket.validation_number,
+        "state": ticket.state,
+        "amount": format_amount(ticket.amount),
+        "ticket_type": ticket.ticket_type,
+        "issued_at": _local(ticket.issued_at, machine),
+        "expires_at": _local(ticket.expires_at, machine),
+    }
+
+
+def _state_body(ticket: Ticket) -> dict[str, Any]:
+    return {"validation_number": ticket.validation_number, "state": ticket.state}
+
+
+def _invalid(code: str, detail: str) -> ApiError:
+    return ApiError(_STATUS_BY_CODE.get(code, 422), code, detail)
+
+
+def _body(request: Request) -> dict[str, Any]:
+    if not isinstance(request.data, dict):
+        raise _invalid("invalid_request", "The body must be a JSON object.")
+    return request.data
+
+
+def _text(body: dict[str, Any], name: str, *, required: bool, max_length: int, min_length: int = 0) -> str:
+    value = body.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not (min_length <= len(value) <= max_length) or not _TEXT.match(value):
+        raise _invalid(
+            "invalid_request", f"'{name}' must be a string of {min_length}-{max_length} printable characters."
+        )
+    return value
+
+
+def _choice(body: dict[str, Any], name: str, choices: tuple[str, ...], default: str | None = None) -> str:
+    value = body.get(name, default)
+    if value not in choices:
+        raise _invalid("invalid_request", f"'{name}' must be one of: {', '.join(choices)}.")
+    return str(value)
+
+
+def _request_id(body: dict[str, Any]) -> str:
+    return _text(body, "request_id", required=True, min_length=1, max_length=64)
+
+
+def _refusal_response(error: TicketError) -> Response:
+    return error_response(_STATUS_BY_CODE.get(error.code, 409), error.code, error.detail)
+
+
+def _printable(raw: str) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in raw)[:64]
+
+
+def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str], Response]) -> Response:
+    """Rate limit, parse and look up a validation number; count failures against the machine."""
+    retry_after = selectors.machine_lookup_retry_after(machine=machine)
+    if retry_after is not None:
+        raise ApiError(
+            429,
+            "rate_limited",
+            "Too many unknown or invalid validation numbers from this machine.",
+            headers={"Retry-After": str(retry_after)},
+        )
+    try:
+        number = parse_validation_number(raw_number)
+    except InvalidValidationNumber:
+        services.lookup_failure_record(machine=machine, presented_number=_printable(raw_number), code="invalid_number")
+        return error_response(422, "invalid_number", "The validation number is malformed or its check digit is wrong.")
+    try:
+        return action(number)
+    except TicketNotFound as error:
+        services.lookup_failure_record(machine=machine, presented_number=number, code="not_found")
+        return _refusal_response(error)
+    except TicketError as error:
+        return _refusal_response(error)
+
+
+def _number_subject(raw_number: str) -> str:
+    try:
+        return parse_validation_number(raw_number)
+    except InvalidValidationNumber:
+        return raw_number
+
+
+_ERRORS = {
+    401: OpenApiResponse(ErrorSchema, description="unauthenticated"),
+    403: OpenApiResponse(ErrorSchema, description="machine_disabled"),
+    409: OpenApiResponse(ErrorSchema, description="request_id_reused or a state refusal"),
+    422: OpenApiResponse(ErrorSchema, description="invalid input"),
+}
+_NUMBER_ERRORS = {
+    **_ERRORS,
+    404: OpenApiResponse(ErrorSchema, description="not_found"),
+    429: OpenApiResponse(ErrorSchema, description="rate_limited"),
+}
+_NUMBER_PARAM = OpenApiParameter(
+    "validation_number",
+    str,
+    OpenApiParameter.PATH,
+    description="18 digits; may be grouped with spaces or dashes.",
+)
+
+
+class MachineAPIView(APIView):
+    authentication_classes = [MachineKeyAuthentication]
+    permission_classes = [IsTicketMachine]
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        # The contract's texts are English, whatever the staff UI's language.
+        with translation.override("en"):
+            return super().dispatch(request, *args, **kwargs)
+
+    @staticmethod
+    def machine(request: Request) -> Machine:
+        assert isinstance(request.auth, Machine)
+        return request.auth
+
+
+class TicketIssueView(MachineAPIView):
+    @extend_schema(
+        operation_id="ticket_issue",
+        summary="Cashout, step 1: reserve a validation number",
+        request=IssueRequestSchema,
+        responses={201: IssueResponseSchema, **_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        machine = self.machine(request)
+        body = _body(request)
+        request_id = _request_id(body)
+
+        def handle() -> Response:
+            try:
+                amount: Decimal = parse_amount(body.get("amount"))
+            except InvalidAmount:
+                raise _invalid(
+                    "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
+                ) from None
+            ticket_type = _choice(body, "ticket_type", tuple(TicketType.values), default=TicketType.CASHABLE)
+            try:
+                ticket = services.ticket_issue(
+                    machine=machine, amount=amount, ticket_type=ticket_type, request_id=request_id
+                )
+            except TicketError as error:
+                raise _invalid(error.code, error.detail) from None
+            casino = machine.casino
+            data = _ticket_body(ticket, machine)
+            data["print"] = {
+                "casino_name": casino.name,
+                "casino_address": casino.address,
+                "machine": machine.asset_number,
+                "sequence": ticket.sequence,
+                "amount_words": amount_in_words(ticket.amount, casino.language),
+                "amount_words_en": amount_in_words(ticket.amount, "en"),
+                "validation_display": display_validation_number(ticket.validation_number),
+            }
+            return Response(data, status=201)
+
+        return run_idempotent(
+            machine=machine,
+            request_id=request_id,
+            fingerprint_=fingerprint("issue", "", body),
+            handler=handle,
+        )
+
+
+class TicketPrintedView(MachineAPIView):
+    @extend_schema(
+        operation_id="ticket_printed",
+        summary="Cashout, step 2: report the print result",
+        parameters=[_NUMBER_PARAM],
+        request=PrintedRequestSchema,
+        responses={200: StateResponseSchema, **_NUMBER_ERRORS},
+    )
+    def post(self, request: Request, validation_number: str) -> Response:
+        machine = self.machine(request)
+        body = _body(request)
+        request_id = _request_id(body)
+
+        def handle() -> Response:
+            printed = _choice(body, "result", ("printed", "failed")) == "printed"
+            reason = _text(body, "reason", required=False, max_length=255)
+
+            def act(number: str) -> Response:
+                ticket = services.ticket_confirm_print(
+                    machine=machine, validation_number=number, printed=printed, reason=reason, request_id=request_id
+                )
+                return Response(_state_body(ticket))
+
+            return _with_ticket_number(machine, validation_number, act)
+
+        return run_idempotent(
+            machine=machine,
+            request_id=request_id,
+            fingerprint_=fingerprint("printed", _number_subject(validation_number), body),
+            handler=handle,
+        )
+
+
+class TicketAuthorizeView(MachineAPIView):
+    @extend_schema(
+        operation_id="ticket_authorize",
+        summary="Ticket-in, step 1: hold the ticket for this machine",
+        parameters=[_NUMBER_PARAM],
+        request=AuthorizeRequestSchema,
+        responses={200: AuthorizeResponseSchema, **_NUMBER_ERRORS},
+    )
+    def post(self, request: Request, validation_number: str) -> Response:
+        machine = self.machine(request)
+        body = _body(request)
+        request_id = _request_id(body)
+
+        def act(number: str) -> Response:
+            ticket = services.ticket_authorize(machine=machine, validation_number=number, request_id=request_id)
+            return Response(
+                {
+                    "validation_number": ticket.validation_number,
+                    "state": ticket.state,
+                    "amount": format_amount(ticket.amount),
+                    "ticket_type": ticket.ticket_type,
+                    "hold_expires_at": _local(ticket.hold_expires_at, machine),
+                }
+            )
+
+        return run_idempotent(
+            machine=machine,
+            request_id=request_id,
+            fingerprint_=fingerprint("authorize", _number_subject(validation_number), body),
+            handler=lambda: _with_ticket_number(machine, validation_number, act),
+        )
+
+
+class TicketCommitView(MachineAPIView):
+    @extend_schema(
+        operation_id="ticket_commit",
+        summary="Ticket-in, step 2: commit (accepted) or give back (rejected)",
+        parameters=[_NUMBER_PARAM],
+        request=CommitRequestSchema,
+        responses={200: StateResponseSchema, **_NUMBER_ERRORS},
+    )
+    def post(self, request: Request, validation_number: str) -> Response:
+        machine = self.machine(request)
+        body = _body(request)
+        request_id = _request_id(body)
+
+        def handle() -> Response:
+            accepted = _choice(body, "result", ("accepted", "rejected")) == "accepted"
+            reason = _text(body, "reason", required=False, max_length=255)
+
+            def act(number: str) -> Response:
+                ticket = services.ticket_commit(
+                    machine=machine, validation_number=number, accepted=accepted, reason=reason, request_id=request_id
+                )
+                return Response(_state_body(ticket))
+
+            return _with_ticket_number(machine, validation_number, act)
+
+        return run_idempotent(
+            machine=machine,
+            request_id=request_id,
+            fingerprint_=fingerprint("commit", _number_subject(validation_number), body),
+            handler=handle,
+        )
+
+
+class TicketDetailView(MachineAPIView):
+    @extend_schema(
+        operation_id="ticket_get",
+        summary="A ticket's public fields",
+        parameters=[_NUMBER_PARAM],
+        responses={200: TicketSchema, **{k: v for k, v in _NUMBER_ERRORS.items() if k != 409}},
+    )
+    def get(self, request: Request, validation_number: str) -> Response:
+        machine = self.machine(request)
+
+        def act(number: str) -> Response:
+            ticket = selectors.ticket_get_for_machine(machine=machine, validation_number=number)
+            return Response(_ticket_body(ticket, machine))
+
+        return _with_ticket_number(machine, validation_number, act)
+
+
+def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    return JsonResponse({"code": "not_found", "detail": "No such endpoint."}, status=404)

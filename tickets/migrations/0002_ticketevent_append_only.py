@@ -1,0 +1,9 @@
+from django.db import migrations
+
+from casino_office.append_only import append_only
+
+
+class Migration(migrations.Migration):
+    dependencies = [("tickets", "0001_initial")]
+
+    operations = [append_only("tickets_ticketevent")]

@@ -1,0 +1,227 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from machines.models import Casino, Machine
+
+
+class TicketState(models.TextChoices):
+    PENDING_PRINT = "pending_print", "Pending print"
+    ISSUED = "issued", "Issued"
+    REDEEM_PENDING = "redeem_pending", "Redemption pending"
+    REDEEMED = "redeemed", "Redeemed"
+    VOID = "void", "Void"
+    EXPIRED = "expired", "Expired"
+    ON_HOLD = "on_hold", "On hold"
+
+
+class TicketType(models.TextChoices):
+    CASHABLE = "cashable", "Cashable"
+    PROMO = "promo", "Promotional"
+
+
+# States in which the ticket has been printed (the print was confirmed, or the
+# ticket was issued already printed); every state but pending_print and void.
+_PRINTED_STATES = [
+    TicketState.ISSUED,
+    TicketState.REDEEM_PENDING,
+    TicketState.REDEEMED,
+    TicketState.EXPIRED,
+    TicketState.ON_HOLD,
+]
+
+
+class Ticket(models.Model):
+    """A one-time ticket (casino rules §1.7). State changes only through tickets.services."""
+
+    validation_number = models.CharField(max_length=18, unique=True)
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tickets")
+    # The issuer: a machine (cashout) for now; the cash desk as issuer joins
+    # with its own nullable column and an "exactly one issuer" check.
+    issuing_machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="issued_tickets"
+    )
+    sequence = models.PositiveIntegerField(help_text="Ticket sequence number of the issuer.")
+    amount = models.DecimalField(max_digits=12, decimal_places=3)
+    ticket_type = models.CharField(max_length=16, choices=TicketType.choices, default=TicketType.CASHABLE)
+    state = models.CharField(max_length=16, choices=TicketState.choices)
+
+    issued_at = models.DateTimeField()
+    printed_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField()
+
+    holder_machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="held_tickets"
+    )
+    authorized_at = models.DateTimeField(null=True, blank=True)
+    hold_expires_at = models.DateTimeField(null=True, blank=True)
+
+    redeemed_at = models.DateTimeField(null=True, blank=True)
+    redeemed_by_machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="redeemed_tickets"
+    )
+    redeemed_by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="redeemed_tickets"
+    )
+    voided_at = models.DateTimeField(null=True, blank=True)
+    expired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-issued_at"]
+        indexes = [
+            # The expiry job's scan: only issued tickets can expire.
+            models.Index(fields=["expires_at"], condition=Q(state="issued"), name="ticket_issued_expiry_idx"),
+            models.Index(
+                fields=["hold_expires_at"], condition=Q(state="redeem_pending"), name="ticket_pending_hold_idx"
+            ),
+            models.Index(fields=["casino", "issued_at"], name="ticket_casino_issued_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(validation_number__regex=r"^[0-9]{18}$"), name="ticket_number_18_digits"
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="ticket_amount_positive"),
+            models.CheckConstraint(condition=Q(ticket_type__in=TicketType.values), name="ticket_type_valid"),
+            models.CheckConstraint(condition=Q(state__in=TicketState.values), name="ticket_state_valid"),
+            models.CheckConstraint(condition=Q(issuing_machine__isnull=False), name="ticket_has_issuer"),
+            models.UniqueConstraint(
+                fields=["issuing_machine", "sequence"],
+                condition=Q(issuing_machine__isnull=False),
+                name="ticket_sequence_unique_per_machine",
+            ),
+            models.CheckConstraint(
+                condition=Q(expires_at__gt=models.F("issued_at")), name="ticket_expires_after_issue"
+            ),
+            models.CheckConstraint(
+                condition=Q(state__in=_PRINTED_STATES, printed_at__isnull=False)
+                | (~Q(state__in=_PRINTED_STATES) & Q(printed_at__isnull=True))
+                | Q(state=TicketState.VOID),
+                name="ticket_printed_at_matches_state",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    state=TicketState.REDEEM_PENDING,
+                    holder_machine__isnull=False,
+                    authorized_at__isnull=False,
+                    hold_expires_at__isnull=False,
+                )
+                | (
+                    ~Q(state=TicketState.REDEEM_PENDING)
+                    & Q(holder_machine__isnull=True, authorized_at__isnull=True, hold_expires_at__isnull=True)
+                ),
+                name="ticket_holder_iff_redeem_pending",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(state=TicketState.REDEEMED, redeemed_at__isnull=False)
+                    & (Q(redeemed_by_machine__isnull=False) | Q(redeemed_by_user__isnull=False))
+                )
+                | (
+                    ~Q(state=TicketState.REDEEMED)
+                    & Q(redeemed_at__isnull=True, redeemed_by_machine__isnull=True, redeemed_by_user__isnull=True)
+                ),
+                name="ticket_redeemed_fields_iff_redeemed",
+            ),
+            models.CheckConstraint(
+                condition=Q(state=TicketState.VOID, voided_at__isnull=False)
+                | (~Q(state=TicketState.VOID) & Q(voided_at__isnull=True)),
+                name="ticket_voided_at_iff_void",
+            ),
+            models.CheckConstraint(
+                condition=Q(state=TicketState.EXPIRED, expired_at__isnull=False)
+                | (~Q(state=TicketState.EXPIRED) & Q(expired_at__isnull=True)),
+                name="ticket_expired_at_iff_expired",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.validation_number} {self.amount} EUR ({self.state})"
+
+
+class TicketEventKind(models.TextChoices):
+    ISSUED = "issued", "Number issued (pending print)"
+    PRINTED = "printed", "Print confirmed"
+    PRINT_FAILED = "print_failed", "Print failed (voided)"
+    AUTHORIZED = "authorized", "Redemption authorized"
+    REDEEMED = "redeemed", "Redeemed"
+    REDEEM_REJECTED = "redeem_rejected", "Redemption rejected by the machine"
+    REFUSED = "refused", "Request refused"
+    EXPIRED = "expired", "Expired"
+    STUCK = "stuck", "Redemption not committed in time"
+
+
+# Kinds written by the system's own jobs, which have no machine or user.
+SYSTEM_EVENT_KINDS = [TicketEventKind.EXPIRED, TicketEventKind.STUCK]
+
+
+class TicketEvent(models.Model):
+    """Append-only history of a ticket: every transition and every refusal.
+
+    Written in the same transaction as the change it records. The database
+    refuses UPDATE and DELETE on this table (see the tickets migrations).
+    """
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=24, choices=TicketEventKind.choices)
+    from_state = models.CharField(max_length=16, choices=TicketState.choices, blank=True)
+    to_state = models.CharField(max_length=16, choices=TicketState.choices, blank=True)
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="ticket_events")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="ticket_events"
+    )
+    request_id = models.CharField(max_length=64, blank=True)
+    reason = models.CharField(max_length=255, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["kind", "created_at"], name="ticketevent_kind_time_idx")]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=TicketEventKind.values), name="ticketevent_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(machine__isnull=False) | Q(user__isnull=False) | Q(kind__in=SYSTEM_EVENT_KINDS),
+                name="ticketevent_has_actor",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ticket_id} {self.kind} {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class LookupFailure(models.Model):
+    """A machine's request naming a validation number that is malformed or unknown.
+
+    Counted for the per-machine rate limit and kept for fraud review: guessing
+    numbers is how ticket fraud starts (machine-api.md).
+    """
+
+    machine = models.ForeignKey(Machine, on_delete=models.CASCADE, related_name="lookup_failures")
+    presented_number = models.CharField(max_length=64)
+    code = models.CharField(max_length=32)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["machine", "created_at"], name="lookupfailure_machine_time_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.code} {self.presented_number}"
+
+
+class MachineRequest(models.Model):
+    """A machine's POST, kept by request_id so that a retry returns the first answer."""
+
+    machine = models.ForeignKey(Machine, on_delete=models.CASCADE, related_name="requests")
+    request_id = models.CharField(max_length=64)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and canonical body.")
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["machine", "request_id"], name="machinerequest_unique_request_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.request_id} -> {self.response_status}"

@@ -1,0 +1,36 @@
+"""Validation numbers: 17 digits from a CSPRNG and a Damm check digit (SAS system validation)."""
+
+import re
+import secrets
+
+from stdnum import damm
+
+VALIDATION_NUMBER_LENGTH = 18
+_SEPARATORS = re.compile(r"[ \-]")
+_DIGITS = re.compile(r"^[0-9]{18}$")
+
+
+class InvalidValidationNumber(ValueError):
+    pass
+
+
+def generate_validation_number() -> str:
+    body = "".join(secrets.choice("0123456789") for _ in range(VALIDATION_NUMBER_LENGTH - 1))
+    return body + damm.calc_check_digit(body)
+
+
+def parse_validation_number(raw: str) -> str:
+    """The bare 18-digit number from what a machine or a scanner sent.
+
+    Groups separated by spaces or dashes are accepted; anything else, or a
+    wrong check digit, raises InvalidValidationNumber (no database needed).
+    """
+    compact = _SEPARATORS.sub("", raw.strip())
+    if not _DIGITS.match(compact) or not damm.is_valid(compact):
+        raise InvalidValidationNumber(raw)
+    return compact
+
+
+def display_validation_number(number: str) -> str:
+    """The printed form: 00-4218-7793-1234-5674."""
+    return "-".join([number[:2]] + [number[i : i + 4] for i in range(2, VALIDATION_NUMBER_LENGTH, 4)])

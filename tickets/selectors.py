@@ -1,0 +1,47 @@
+import datetime as dt
+import math
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from machines.models import Casino, Machine
+from tickets.exceptions import TicketNotFound
+from tickets.models import LookupFailure, Ticket, TicketState
+
+
+def ticket_get_for_machine(*, machine: Machine, validation_number: str) -> Ticket:
+    ticket = Ticket.objects.filter(casino_id=machine.casino_id, validation_number=validation_number).first()
+    if ticket is None:
+        raise TicketNotFound(detail="No such ticket in this casino.")
+    return ticket
+
+
+def machine_lookup_retry_after(*, machine: Machine, now: dt.datetime | None = None) -> int | None:
+    """Seconds until the machine may look up numbers again, or None if it is under its limit.
+
+    The limit is the casino's: N failed lookups (malformed or unknown numbers)
+    within a sliding window.
+    """
+    now = now or timezone.now()
+    casino = machine.casino
+    window_start = now - dt.timedelta(seconds=casino.lookup_failure_window_seconds)
+    recent = list(
+        LookupFailure.objects.filter(machine=machine, created_at__gt=window_start)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[: casino.lookup_failure_limit]
+    )
+    if len(recent) < casino.lookup_failure_limit:
+        return None
+    # The window frees a slot when the oldest of the last `limit` failures ages out.
+    oldest = recent[-1]
+    wait = (oldest + dt.timedelta(seconds=casino.lookup_failure_window_seconds) - now).total_seconds()
+    return max(1, math.ceil(wait))
+
+
+def stuck_redemptions(*, casino: Casino | None = None, now: dt.datetime | None = None) -> QuerySet[Ticket]:
+    """Tickets held by a machine past their hold time: exceptions for supervisors."""
+    now = now or timezone.now()
+    tickets = Ticket.objects.filter(state=TicketState.REDEEM_PENDING, hold_expires_at__lt=now)
+    if casino is not None:
+        tickets = tickets.filter(casino=casino)
+    return tickets.select_related("holder_machine", "casino").order_by("hold_expires_at")

@@ -1,0 +1,362 @@
+"""Every change of a ticket's state happens here, with its event, in one transaction.
+
+Concurrency: a transition locks the ticket row (select_for_update) and
+re-reads its state under the lock, so two machines (or a machine and a
+cashier) racing for one ticket get exactly one success on PostgreSQL.
+"""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from machines.models import Casino, Machine
+from tickets.exceptions import TicketNotFound, TicketRefused
+from tickets.models import LookupFailure, Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
+from tickets.money import MILL
+from tickets.numbers import generate_validation_number
+
+_NUMBER_ATTEMPTS = 8
+
+# Why a ticket in a given state cannot be authorized (machine-api.md, authorize refusals).
+_AUTHORIZE_REFUSALS = {
+    TicketState.REDEEMED: ("already_redeemed", "The ticket has already been redeemed."),
+    TicketState.VOID: ("void", "The ticket is void."),
+    TicketState.EXPIRED: ("expired", "The ticket has expired."),
+    TicketState.PENDING_PRINT: ("not_printed", "The ticket's print has not been confirmed."),
+    TicketState.ON_HOLD: ("on_hold", "The ticket is on hold at the cash desk."),
+}
+
+
+def ticket_expiry_for(*, casino: Casino, issued_at: dt.datetime) -> dt.datetime:
+    """The end (23:59:59 local) of the last valid day; this is what the ticket prints."""
+    tz = casino.zoneinfo
+    last_day = issued_at.astimezone(tz).date() + dt.timedelta(days=casino.ticket_validity_days)
+    return dt.datetime.combine(last_day, dt.time(23, 59, 59), tzinfo=tz)
+
+
+def ticket_is_past_expiry(ticket: Ticket, now: dt.datetime) -> bool:
+    return now > ticket.expires_at
+
+
+def _record_event(
+    ticket: Ticket,
+    kind: str,
+    *,
+    at: dt.datetime,
+    from_state: str = "",
+    machine: Machine | None = None,
+    request_id: str = "",
+    reason: str = "",
+    details: dict[str, Any] | None = None,
+) -> TicketEvent:
+    return TicketEvent.objects.create(
+        ticket=ticket,
+        kind=kind,
+        from_state=from_state,
+        to_state=ticket.state,
+        machine=machine,
+        request_id=request_id,
+        reason=reason[:255],
+        details=details or {},
+        created_at=at,
+    )
+
+
+def _lock_machine_ticket(*, machine: Machine, validation_number: str) -> Ticket:
+    """The ticket of the machine's casino, row-locked; a ticket of another casino reads as not found."""
+    ticket = (
+        Ticket.objects.select_for_update()
+        .filter(casino_id=machine.casino_id, validation_number=validation_number)
+        .first()
+    )
+    if ticket is None:
+        raise TicketNotFound(detail="No such ticket in this casino.")
+    return ticket
+
+
+def _refuse(
+    ticket: Ticket, *, code: str, detail: str, machine: Machine, request_id: str, at: dt.datetime, action: str
+) -> TicketRefused:
+    """Record a refusal against the ticket (second presentations are how copies are found)."""
+    _record_event(
+        ticket,
+        TicketEventKind.REFUSED,
+        at=at,
+        from_state=ticket.state,
+        machine=machine,
+        request_id=request_id,
+        reason=code,
+        details={"action": action},
+    )
+    return TicketRefused(code, detail, ticket)
+
+
+def lookup_failure_record(*, machine: Machine, presented_number: str, code: str) -> None:
+    LookupFailure.objects.create(
+        machine=machine, presented_number=presented_number[:64], code=code, created_at=timezone.now()
+    )
+
+
+def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request_id: str) -> Ticket:
+    """Cashout step 1: reserve a validation number for a ticket the machine is about to print."""
+    casino = machine.casino
+    if amount <= 0 or amount != amount.quantize(MILL):
+        raise TicketRefused("invalid_amount", "The amount must be greater than zero with at most three decimals.")
+    if amount > casino.max_ticket_amount:
+        raise TicketRefused(
+            "over_limit", f"The amount is above the casino's ticket maximum of {casino.max_ticket_amount} EUR."
+        )
+    if ticket_type not in TicketType.values:
+        raise TicketRefused("invalid_request", "ticket_type must be cashable or promo.")
+    now = timezone.now()
+    with transaction.atomic():
+        # The machine row lock serialises this machine's issues, so its
+        # sequence numbers have no gaps and no duplicates.
+        locked = Machine.objects.select_for_update().only("id", "last_ticket_sequence").get(pk=machine.pk)
+        sequence = locked.last_ticket_sequence + 1
+        Machine.objects.filter(pk=machine.pk).update(last_ticket_sequence=sequence)
+        ticket = _create_with_fresh_number(
+            casino=casino,
+            issuing_machine=machine,
+            sequence=sequence,
+            amount=amount,
+            ticket_type=ticket_type,
+            state=TicketState.PENDING_PRINT,
+            issued_at=now,
+            expires_at=ticket_expiry_for(casino=casino, issued_at=now),
+        )
+        _record_event(ticket, TicketEventKind.ISSUED, at=now, machine=machine, request_id=request_id)
+    return ticket
+
+
+def _create_with_fresh_number(**fields: Any) -> Ticket:
+    for _ in range(_NUMBER_ATTEMPTS):
+        number = generate_validation_number()
+        try:
+            with transaction.atomic():
+                return Ticket.objects.create(validation_number=number, **fields)
+        except IntegrityError:
+            # 10^17 numbers make a collision rare, not impossible: draw again.
+            # Any other integrity error is a bug and must surface.
+            if not Ticket.objects.filter(validation_number=number).exists():
+                raise
+    raise RuntimeError("could not draw an unused validation number")
+
+
+def ticket_confirm_print(
+    *, machine: Machine, validation_number: str, printed: bool, reason: str, request_id: str
+) -> Ticket:
+    """Cashout step 2: the issuing machine reports whether the ticket came out of the printer."""
+    now = timezone.now()
+    with transaction.atomic():
+        ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
+        if ticket.issuing_machine_id != machine.pk:
+            raise TicketNotFound(detail="No such ticket issued by this machine.")
+        if ticket.state == TicketState.PENDING_PRINT:
+            from_state = ticket.state
+            if printed:
+                ticket.state = TicketState.ISSUED
+                ticket.printed_at = now
+                kind = TicketEventKind.PRINTED
+            else:
+                ticket.state = TicketState.VOID
+                ticket.voided_at = now
+                kind = TicketEventKind.PRINT_FAILED
+            ticket.save(update_fields=["state", "printed_at", "voided_at"])
+            _record_event(
+                ticket, kind, at=now, from_state=from_state, machine=machine, request_id=request_id, reason=reason
+            )
+            return ticket
+        refusal = _refuse(
+            ticket,
+            code="invalid_state",
+            detail=f"The ticket is {ticket.state}, not pending_print.",
+            machine=machine,
+            request_id=request_id,
+            at=now,
+            action="printed",
+        )
+    raise refusal
+
+
+def ticket_authorize(*, machine: Machine, validation_number: str, request_id: str) -> Ticket:
+    """Ticket-in step 1: hold the ticket for this machine until it commits."""
+    now = timezone.now()
+    with transaction.atomic():
+        ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
+        code, detail = _authorize_refusal(ticket, machine=machine, now=now)
+        if not code:
+            from_state = ticket.state
+            details = {}
+            if from_state == TicketState.REDEEM_PENDING:
+                # The holder asks again (its answer was lost and it started a
+                # new request): it keeps the ticket; only one commit can pay.
+                details["repeated"] = True
+            ticket.state = TicketState.REDEEM_PENDING
+            ticket.holder_machine = machine
+            ticket.authorized_at = now
+            ticket.hold_expires_at = now + dt.timedelta(seconds=machine.casino.redemption_hold_seconds)
+            ticket.save(update_fields=["state", "holder_machine", "authorized_at", "hold_expires_at"])
+            _record_event(
+                ticket,
+                TicketEventKind.AUTHORIZED,
+                at=now,
+                from_state=from_state,
+                machine=machine,
+                request_id=request_id,
+                details=details,
+            )
+            return ticket
+        refusal = _refuse(
+            ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="authorize"
+        )
+    raise refusal
+
+
+def _authorize_refusal(ticket: Ticket, *, machine: Machine, now: dt.datetime) -> tuple[str, str]:
+    if ticket.state in _AUTHORIZE_REFUSALS:
+        return _AUTHORIZE_REFUSALS[TicketState(ticket.state)]
+    if ticket.state == TicketState.REDEEM_PENDING:
+        if ticket.holder_machine_id != machine.pk:
+            return "pending_elsewhere", "Another machine is redeeming this ticket."
+        return "", ""
+    if ticket_is_past_expiry(ticket, now):
+        return _AUTHORIZE_REFUSALS[TicketState.EXPIRED]
+    return "", ""
+
+
+def ticket_commit(*, machine: Machine, validation_number: str, accepted: bool, reason: str, request_id: str) -> Ticket:
+    """Ticket-in step 2: the holding machine took the credits (redeemed) or gave the ticket back (issued).
+
+    A late commit from the holder is honoured: the hold is never released by time.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
+        if ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk:
+            from_state = ticket.state
+            details = {"late": now > ticket.hold_expires_at} if ticket.hold_expires_at else {}
+            ticket.holder_machine = None
+            ticket.authorized_at = None
+            ticket.hold_expires_at = None
+            if accepted:
+                ticket.state = TicketState.REDEEMED
+                ticket.redeemed_at = now
+                ticket.redeemed_by_machine = machine
+                kind = TicketEventKind.REDEEMED
+            else:
+                ticket.state = TicketState.ISSUED
+                kind = TicketEventKind.REDEEM_REJECTED
+            ticket.save(
+                update_fields=[
+                    "state",
+                    "holder_machine",
+                    "authorized_at",
+                    "hold_expires_at",
+                    "redeemed_at",
+                    "redeemed_by_machine",
+                ]
+            )
+            _record_event(
+                ticket,
+                kind,
+                at=now,
+                from_state=from_state,
+                machine=machine,
+                request_id=request_id,
+                reason=reason,
+                details=details,
+            )
+            return ticket
+        code, detail = _commit_refusal(ticket)
+        refusal = _refuse(
+            ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="commit"
+        )
+    raise refusal
+
+
+def _commit_refusal(ticket: Ticket) -> tuple[str, str]:
+    if ticket.state == TicketState.REDEEM_PENDING:
+        return "pending_elsewhere", "Another machine holds this ticket."
+    if ticket.state in _AUTHORIZE_REFUSALS:
+        return _AUTHORIZE_REFUSALS[TicketState(ticket.state)]
+    return "invalid_state", f"The ticket is {ticket.state}; authorize it first."
+
+
+def tickets_expire_due(*, now: dt.datetime | None = None, batch_size: int | None = None) -> int:
+    """Expire issued tickets past expires_at, one bounded batch per transaction.
+
+    Rows already locked (a redemption in progress) are skipped and picked up
+    on the next run, so the job never waits on, or blocks, a machine for long.
+    Idempotent and safe to run twice at once: a row is updated only while
+    still `issued`, under its lock, and gets exactly one `expired` event.
+    """
+    now = now or timezone.now()
+    batch_size = batch_size or settings.TICKET_EXPIRY_BATCH_SIZE
+    total = 0
+    while True:
+        with transaction.atomic():
+            ids = list(
+                Ticket.objects.select_for_update(skip_locked=True)
+                .filter(state=TicketState.ISSUED, expires_at__lt=now)
+                .order_by("expires_at", "id")
+                .values_list("id", flat=True)[:batch_size]
+            )
+            if not ids:
+                return total
+            expired = Ticket.objects.filter(id__in=ids, state=TicketState.ISSUED).update(
+                state=TicketState.EXPIRED, expired_at=now
+            )
+            TicketEvent.objects.bulk_create(
+                TicketEvent(
+                    ticket_id=ticket_id,
+                    kind=TicketEventKind.EXPIRED,
+                    from_state=TicketState.ISSUED,
+                    to_state=TicketState.EXPIRED,
+                    details={"job": "expire_due_tickets"},
+                    created_at=now,
+                )
+                for ticket_id in ids
+            )
+            if expired != len(ids):
+                # Under the row locks every selected row is still issued; a
+                # different count means the locks did not hold (a bug).
+                raise RuntimeError(f"expired {expired} of {len(ids)} locked tickets")
+        total += expired
+
+
+def tickets_report_stuck(*, now: dt.datetime | None = None) -> int:
+    """Record a `stuck` event, once per authorization, for each hold past its time.
+
+    The hold is not released: a supervisor resolves it from the machine's meters.
+    """
+    now = now or timezone.now()
+    reported = 0
+    with transaction.atomic():
+        stuck = list(
+            Ticket.objects.select_for_update(skip_locked=True).filter(
+                state=TicketState.REDEEM_PENDING, hold_expires_at__lt=now
+            )
+        )
+        for ticket in stuck:
+            already = TicketEvent.objects.filter(
+                ticket=ticket, kind=TicketEventKind.STUCK, created_at__gte=ticket.authorized_at
+            ).exists()
+            if already:
+                continue
+            _record_event(
+                ticket,
+                TicketEventKind.STUCK,
+                at=now,
+                from_state=ticket.state,
+                details={
+                    "holder_machine": ticket.holder_machine_id,
+                    "hold_expired_at": ticket.hold_expires_at.isoformat() if ticket.hold_expires_at else None,
+                },
+            )
+            reported += 1
+    return reported
