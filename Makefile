@@ -57,4 +57,4 @@ services:
 	bash scripts/services-up
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache staticfiles
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -54,10 +54,10 @@ def _statements(vendor: str, table: str) -> tuple[list[str], list[str]]:
 def append_only(table: str) -> migrations.RunPython:
     def forward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
         for sql in _statements(schema_editor.connection.vendor, table)[0]:
-            schema_editor.execute(sql)
+            schema_editor.execute(sql, params=None)
 
     def backward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
         for sql in _statements(schema_editor.connection.vendor, table)[1]:
-            schema_editor.execute(sql)
+            schema_editor.execute(sql, params=None)
 
     return migrations.RunPython(forward, backward, elidable=False)

@@ -17,7 +17,7 @@ class InvalidAmount(ValueError):
 
 
 def parse_amount(raw: object) -> Decimal:
-    if not isinstance(raw, str) or not _AMOUNT.match(raw):
+    if not isinstance(raw, str) or not _AMOUNT.fullmatch(raw):
         raise InvalidAmount(raw)
     amount = Decimal(raw)
     if amount <= 0:

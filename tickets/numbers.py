@@ -26,7 +26,7 @@ def parse_validation_number(raw: str) -> str:
     wrong check digit, raises InvalidValidationNumber (no database needed).
     """
     compact = _SEPARATORS.sub("", raw.strip())
-    if not _DIGITS.match(compact) or not damm.is_valid(compact):
+    if not _DIGITS.fullmatch(compact) or not damm.is_valid(compact):
         raise InvalidValidationNumber(raw)
     return compact
 

@@ -86,7 +86,7 @@ def _text(body: dict[str, Any], name: str, *, required: bool, max_length: int, m
     value = body.get(name)
     if value is None and not required:
         return ""
-    if not isinstance(value, str) or not (min_length <= len(value) <= max_length) or not _TEXT.match(value):
+    if not isinstance(value, str) or not (min_length <= len(value) <= max_length) or not _TEXT.fullmatch(value):
         raise _invalid(
             "invalid_request", f"'{name}' must be a string of {min_length}-{max_length} printable characters."
         )

@@ -1,0 +1,68 @@
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from machines.models import Machine
+from tests.factories import key_for
+
+
+def _issue(headers):
+    return Client(**headers).post(
+        "/api/v1/tickets/issue", {"request_id": "r1", "amount": "1.00"}, content_type="application/json"
+    )
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"HTTP_AUTHORIZATION": "Bearer"},
+        {"HTTP_AUTHORIZATION": "Bearer not-a-key"},
+        {"HTTP_AUTHORIZATION": "Token key-TOR-1001"},
+        {"HTTP_AUTHORIZATION": "Bearer key-TOR-1001 extra"},
+        {"HTTP_AUTHORIZATION": "Basic YWRtaW46YWRtaW4="},
+        {"HTTP_AUTHORIZATION": "Bearer \u00e9\u00e9"},
+    ],
+)
+def test_missing_or_unknown_key_is_unauthenticated(machine, headers, table_counts):
+    before = table_counts()
+    response = _issue(headers)
+    assert response.status_code == 401
+    assert response.json()["code"] == "unauthenticated"
+    assert response["WWW-Authenticate"] == "Bearer"
+    assert table_counts() == before
+
+
+@pytest.mark.parametrize(
+    ("status", "enrolled"),
+    [("out_of_service", True), ("retired", True), ("active", False)],
+)
+def test_inactive_or_unenrolled_machine_is_disabled(machine, status, enrolled, table_counts):
+    Machine.objects.filter(pk=machine.pk).update(status=status, ticket_enrolled=enrolled)
+    before = table_counts()
+    response = _issue({"HTTP_AUTHORIZATION": f"Bearer {key_for(machine)}"})
+    assert response.status_code == 403
+    assert response.json()["code"] == "machine_disabled"
+    assert table_counts() == before
+
+
+def test_key_identifies_the_machine_and_marks_it_seen(machine):
+    assert machine.last_seen_at is None
+    response = _issue({"HTTP_AUTHORIZATION": f"Bearer {key_for(machine)}"})
+    assert response.status_code == 201
+    assert response.json()["print"]["machine"] == machine.asset_number
+    machine.refresh_from_db()
+    assert machine.last_seen_at is not None
+
+
+def test_rotating_the_key_invalidates_the_old_one(machine, capsys):
+    call_command("machine_key", machine.asset_number)
+    new_key = capsys.readouterr().out.strip()
+
+    assert new_key.startswith("mk_")
+    assert len(new_key) >= 40
+    assert _issue({"HTTP_AUTHORIZATION": f"Bearer {key_for(machine)}"}).status_code == 401
+    assert _issue({"HTTP_AUTHORIZATION": f"Bearer {new_key}"}).status_code == 201
+    machine.refresh_from_db()
+    assert new_key not in (machine.api_key_hash or "")
+    assert len(machine.api_key_hash or "") == 64

@@ -1,0 +1,94 @@
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from machines.models import Casino, Machine
+from tests.factories import CasinoFactory, MachineFactory, key_for
+from tickets.models import Ticket, TicketState
+
+
+class MachineClient:
+    """A slot machine talking to the API with its key."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+        self.client = Client(HTTP_AUTHORIZATION=f"Bearer {key_for(machine)}")
+        self._counter = 0
+
+    def next_id(self) -> str:
+        self._counter += 1
+        return f"{self.machine.asset_number}-req-{self._counter}"
+
+    def post(self, path: str, body: Any) -> Any:
+        return self.client.post(f"/api/v1/{path}", body, content_type="application/json")
+
+    def get(self, path: str) -> Any:
+        return self.client.get(f"/api/v1/{path}")
+
+    def issue(self, amount: str = "12.50", **extra: Any) -> Any:
+        return self.post("tickets/issue", {"request_id": self.next_id(), "amount": amount, **extra})
+
+    def printed(self, number: str, result: str = "printed", **extra: Any) -> Any:
+        return self.post(f"tickets/{number}/printed", {"request_id": self.next_id(), "result": result, **extra})
+
+    def authorize(self, number: str) -> Any:
+        return self.post(f"tickets/{number}/authorize", {"request_id": self.next_id()})
+
+    def commit(self, number: str, result: str = "accepted", **extra: Any) -> Any:
+        return self.post(f"tickets/{number}/commit", {"request_id": self.next_id(), "result": result, **extra})
+
+    def issued_ticket(self, amount: str = "12.50", **extra: Any) -> str:
+        """A ticket printed by this machine and valid: state `issued`."""
+        response = self.issue(amount, **extra)
+        assert response.status_code == 201, response.json()
+        number = response.json()["validation_number"]
+        assert self.printed(number).status_code == 200
+        return str(number)
+
+
+@pytest.fixture
+def casino(db: None) -> Casino:
+    return CasinoFactory(code="TOR", name="Casino Tornado", address="Demo g. 1, Vilnius")
+
+
+@pytest.fixture
+def other_casino(db: None) -> Casino:
+    return CasinoFactory(code="ADM", name="Casino Admiral")
+
+
+@pytest.fixture
+def machine(casino: Casino) -> Machine:
+    return MachineFactory(casino=casino, asset_number="1001")
+
+
+@pytest.fixture
+def api(machine: Machine) -> MachineClient:
+    return MachineClient(machine)
+
+
+@pytest.fixture
+def make_api(casino: Casino) -> Callable[..., MachineClient]:
+    def make(**fields: Any) -> MachineClient:
+        fields.setdefault("casino", casino)
+        return MachineClient(MachineFactory(**fields))
+
+    return make
+
+
+@pytest.fixture
+def table_counts() -> Callable[[], dict[str, int]]:
+    """Row counts of every table a machine request can write to."""
+    from tickets.models import LookupFailure, MachineRequest, TicketEvent
+
+    def counts() -> dict[str, int]:
+        return {
+            "tickets": Ticket.objects.count(),
+            "events": TicketEvent.objects.count(),
+            "requests": MachineRequest.objects.count(),
+            "lookup_failures": LookupFailure.objects.count(),
+        }
+
+    return counts
