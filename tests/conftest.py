@@ -1,5 +1,4 @@
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -7,7 +6,7 @@ from django.test import Client
 
 from machines.models import Casino, Machine
 from tests.factories import CasinoFactory, MachineFactory, key_for
-from tickets.models import Ticket, TicketState
+from tickets.models import Ticket
 
 
 class MachineClient:

@@ -214,9 +214,6 @@ def test_get_of_unknown_number_is_not_found(api):
 def test_wrong_check_digit_is_invalid_number(api, action):
     number = api.issued_ticket()
     wrong = number[:-1] + str((int(number[-1]) + 1) % 10)
-    if action == "get":
-        response = api.get(f"tickets/{wrong}")
-    else:
-        response = getattr(api, action)(wrong)
+    response = api.get(f"tickets/{wrong}") if action == "get" else getattr(api, action)(wrong)
     assert response.status_code == 422
     assert response.json()["code"] == "invalid_number"

@@ -28,7 +28,7 @@ AMOUNTS = [
     ".5",
     "+1.00",
     "01.00",
-    "１.00",
+    "\uff11.00",  # a full-width digit one
     "1_000",
     "0x10",
     None,
