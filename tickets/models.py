@@ -215,7 +215,9 @@ class MachineRequest(models.Model):
     request_id = models.CharField(max_length=64)
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and canonical body.")
     response_status = models.PositiveSmallIntegerField()
-    response_body = models.JSONField()
+    # The exact bytes of the first answer (as text), so a replay is identical
+    # to the byte; jsonb would reorder the keys.
+    response_body = models.TextField()
     created_at = models.DateTimeField(db_index=True)
 
     class Meta:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.http import HttpResponse
+from django.http.response import HttpResponseBase
 from django.utils import timezone
 from rest_framework.response import Response
 
@@ -34,21 +36,26 @@ def fingerprint(endpoint: str, subject: str, body: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def _replay(stored: MachineRequest, print_: str) -> Response:
+def _json_response(body: str, status: int) -> HttpResponse:
+    return HttpResponse(body, status=status, content_type="application/json")
+
+
+def _replay(stored: MachineRequest, print_: str) -> HttpResponseBase:
     if stored.fingerprint != print_:
         return error_response(409, "request_id_reused", "This request_id was used for a different request.")
-    return Response(stored.response_body, status=stored.response_status)
+    return _json_response(stored.response_body, stored.response_status)
 
 
 def run_idempotent(
     *, machine: Machine, request_id: str, fingerprint_: str, handler: Callable[[], Response]
-) -> Response:
+) -> HttpResponseBase:
     stored = MachineRequest.objects.filter(machine=machine, request_id=request_id).first()
     if stored is not None:
         return _replay(stored, fingerprint_)
     try:
         with transaction.atomic():
             response = handler()
+            body = json.dumps(response.data, ensure_ascii=False, separators=(",", ":"))
             if response.status_code in _REMEMBERED_STATUSES:
                 try:
                     with transaction.atomic():
@@ -57,7 +64,7 @@ def run_idempotent(
                             request_id=request_id,
                             fingerprint=fingerprint_,
                             response_status=response.status_code,
-                            response_body=response.data,
+                            response_body=body,
                             created_at=timezone.now(),
                         )
                 except IntegrityError:
@@ -67,4 +74,4 @@ def run_idempotent(
         if stored is None:  # pragma: no cover - the winner's row is committed before we fail
             raise ApiError(503, "unavailable", "Concurrent request; retry.") from None
         return _replay(stored, fingerprint_)
-    return response
+    return _json_response(body, response.status_code)

@@ -184,7 +184,7 @@ class TicketIssueView(MachineAPIView):
         request=IssueRequestSchema,
         responses={201: IssueResponseSchema, **_ERRORS},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponseBase:
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
@@ -232,7 +232,7 @@ class TicketPrintedView(MachineAPIView):
         request=PrintedRequestSchema,
         responses={200: StateResponseSchema, **_NUMBER_ERRORS},
     )
-    def post(self, request: Request, validation_number: str) -> Response:
+    def post(self, request: Request, validation_number: str) -> HttpResponseBase:
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
@@ -265,7 +265,7 @@ class TicketAuthorizeView(MachineAPIView):
         request=AuthorizeRequestSchema,
         responses={200: AuthorizeResponseSchema, **_NUMBER_ERRORS},
     )
-    def post(self, request: Request, validation_number: str) -> Response:
+    def post(self, request: Request, validation_number: str) -> HttpResponseBase:
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
@@ -298,7 +298,7 @@ class TicketCommitView(MachineAPIView):
         request=CommitRequestSchema,
         responses={200: StateResponseSchema, **_NUMBER_ERRORS},
     )
-    def post(self, request: Request, validation_number: str) -> Response:
+    def post(self, request: Request, validation_number: str) -> HttpResponseBase:
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)

@@ -1,0 +1,117 @@
+"""Races on PostgreSQL: one connection per thread, all released by a barrier at once."""
+
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from tests.conftest import MachineClient
+from tests.factories import MachineFactory
+from tickets.models import MachineRequest, Ticket, TicketEvent
+
+THREADS = 20
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run_together(calls: list[Callable[[], Any]]) -> list[Any]:
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def worker(i: int) -> None:
+        try:
+            barrier.wait()
+            results[i] = calls[i]()
+        except Exception as error:  # noqa: BLE001 - reported through the results
+            results[i] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
+def test_twenty_machines_authorizing_one_ticket_get_exactly_one_hold(casino):
+    assert connection.vendor == "postgresql"
+    issuer = MachineClient(MachineFactory(casino=casino))
+    number = issuer.issued_ticket("250.00")
+    players = [MachineClient(MachineFactory(casino=casino)) for _ in range(THREADS)]
+
+    responses = run_together([lambda p=p: p.authorize(number) for p in players])
+
+    statuses = Counter(r.status_code for r in responses)
+    assert statuses == {200: 1, 409: THREADS - 1}
+    assert {r.json()["code"] for r in responses if r.status_code == 409} == {"pending_elsewhere"}
+    winner = next(p for p, r in zip(players, responses, strict=True) if r.status_code == 200)
+    ticket = Ticket.objects.get(validation_number=number)
+    assert ticket.holder_machine == winner.machine
+    assert ticket.events.filter(kind="authorized").count() == 1
+    assert ticket.events.filter(kind="refused", reason="pending_elsewhere").count() == THREADS - 1
+
+
+def test_twenty_full_redemptions_of_one_ticket_pay_it_once(casino):
+    issuer = MachineClient(MachineFactory(casino=casino))
+    number = issuer.issued_ticket("99.99")
+    players = [MachineClient(MachineFactory(casino=casino)) for _ in range(THREADS)]
+
+    def redeem(player: MachineClient) -> str:
+        if player.authorize(number).status_code != 200:
+            return "refused"
+        return str(player.commit(number).json()["state"])
+
+    outcomes = run_together([lambda p=p: redeem(p) for p in players])
+
+    assert Counter(outcomes) == {"redeemed": 1, "refused": THREADS - 1}
+    ticket = Ticket.objects.get(validation_number=number)
+    assert ticket.state == "redeemed"
+    assert ticket.events.filter(kind="redeemed").count() == 1
+
+
+def test_twenty_replays_of_one_issue_request_make_one_ticket(casino):
+    machine = MachineFactory(casino=casino)
+    clients = [MachineClient(machine) for _ in range(THREADS)]
+    body = {"request_id": "cashout-race", "amount": "40.00"}
+
+    responses = run_together([lambda c=c: c.post("tickets/issue", body) for c in clients])
+
+    assert {r.status_code for r in responses} == {201}
+    assert len({r.content for r in responses}) == 1
+    assert Ticket.objects.count() == 1
+    assert TicketEvent.objects.count() == 1
+    assert MachineRequest.objects.count() == 1
+
+
+def test_twenty_replays_of_one_authorize_request_hold_once(casino):
+    issuer = MachineClient(MachineFactory(casino=casino))
+    number = issuer.issued_ticket()
+    player = MachineFactory(casino=casino)
+    clients = [MachineClient(player) for _ in range(THREADS)]
+    body = {"request_id": "ticket-in-race"}
+
+    responses = run_together([lambda c=c: c.post(f"tickets/{number}/authorize", body) for c in clients])
+
+    assert {r.status_code for r in responses} == {200}
+    assert len({r.content for r in responses}) == 1
+    assert Ticket.objects.get(validation_number=number).events.filter(kind="authorized").count() == 1
+
+
+def test_concurrent_issues_from_one_machine_get_distinct_sequences(casino):
+    machine = MachineFactory(casino=casino)
+    clients = [MachineClient(machine) for _ in range(THREADS)]
+
+    responses = run_together(
+        [
+            lambda c=c, i=i: c.post("tickets/issue", {"request_id": f"r{i}", "amount": "1.00"})
+            for i, c in enumerate(clients)
+        ]
+    )
+
+    assert {r.status_code for r in responses} == {201}
+    assert sorted(r.json()["print"]["sequence"] for r in responses) == list(range(1, THREADS + 1))
