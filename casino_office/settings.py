@@ -105,15 +105,18 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Production serves hashed files collected by `collectstatic`; the demo and
+# the tests serve them straight from the apps.
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not (DEBUG or DEMO))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG or DEMO
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-WHITENOISE_USE_FINDERS = DEBUG or DEMO
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 
 # --- Security -------------------------------------------------------------
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not (DEBUG or DEMO))
@@ -125,6 +128,9 @@ SESSION_COOKIE_SECURE = not (DEBUG or DEMO)
 CSRF_COOKIE_SECURE = not (DEBUG or DEMO)
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 X_FRAME_OPTIONS = "DENY"
+# HSTS preload lists public domains; the back office runs on the casino's
+# closed network under an internal name, so there is nothing to preload.
+SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", ["security.W021"])
 
 # --- API -----------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -25,7 +25,7 @@ def run_together(calls: list[Callable[[], Any]]) -> list[Any]:
         try:
             barrier.wait()
             results[i] = calls[i]()
-        except Exception as error:  # noqa: BLE001 - reported through the results
+        except Exception as error:
             results[i] = error
         finally:
             connection.close()

@@ -1,0 +1,43 @@
+import yaml
+from django.test import Client
+
+CONTRACT = {
+    "/api/v1/tickets/issue": {"post"},
+    "/api/v1/tickets/{validation_number}/printed": {"post"},
+    "/api/v1/tickets/{validation_number}/authorize": {"post"},
+    "/api/v1/tickets/{validation_number}/commit": {"post"},
+    "/api/v1/tickets/{validation_number}": {"get"},
+}
+
+
+def test_schema_is_openapi_3_and_covers_the_contract(db):
+    response = Client().get("/api/v1/schema/")
+    assert response.status_code == 200
+    schema = yaml.safe_load(response.content)
+    assert schema["openapi"].startswith("3.")
+    paths = {path: set(ops) - {"parameters"} for path, ops in schema["paths"].items()}
+    assert paths == CONTRACT
+    assert schema["components"]["securitySchemes"]["machineKey"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The machine's API key.",
+    }
+    issue = schema["paths"]["/api/v1/tickets/issue"]["post"]
+    assert set(issue["responses"]) >= {"201", "401", "403", "422"}
+    authorize = schema["paths"]["/api/v1/tickets/{validation_number}/authorize"]["post"]
+    assert set(authorize["responses"]) >= {"200", "401", "403", "404", "409", "422", "429"}
+
+
+def test_schema_as_json(db):
+    response = Client().get("/api/v1/schema/?format=json")
+    assert response.status_code == 200
+    assert response.json()["info"]["version"] == "1.0.0"
+
+
+def test_browsable_docs_are_served_without_any_cdn(db):
+    response = Client().get("/api/v1/docs/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "swagger-ui" in html
+    assert "cdn.jsdelivr.net" not in html
+    assert "unpkg.com" not in html

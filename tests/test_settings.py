@@ -1,0 +1,85 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from casino_office.env import env_bool, env_int, env_list, env_str
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(("raw", "value"), [("1", True), ("yes", True), ("off", False), ("0", False), ("", False)])
+def test_env_bool_parses(monkeypatch, raw, value):
+    monkeypatch.setenv("X_FLAG", raw)
+    assert env_bool("X_FLAG") is value
+
+
+def test_env_bool_refuses_nonsense(monkeypatch):
+    monkeypatch.setenv("X_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="X_FLAG='maybe' is not a boolean"):
+        env_bool("X_FLAG")
+
+
+def test_env_int_refuses_nonsense_and_small_values(monkeypatch):
+    monkeypatch.setenv("X_NUM", "ten")
+    with pytest.raises(ImproperlyConfigured, match="not an integer"):
+        env_int("X_NUM", 1)
+    monkeypatch.setenv("X_NUM", "0")
+    with pytest.raises(ImproperlyConfigured, match="below the minimum 1"):
+        env_int("X_NUM", 5, minimum=1)
+
+
+def test_env_str_required_and_list(monkeypatch):
+    monkeypatch.delenv("X_MISSING", raising=False)
+    with pytest.raises(ImproperlyConfigured, match="X_MISSING is required"):
+        env_str("X_MISSING")
+    monkeypatch.setenv("X_LIST", "a.example, b.example,,")
+    assert env_list("X_LIST", []) == ["a.example", "b.example"]
+
+
+def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "DEBUG", "CASINO_DEMO", "STATIC_MANIFEST", "SECURE_SSL_REDIRECT"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_production_settings_pass_check_deploy(tmp_path):
+    result = _manage(
+        {
+            "SECRET_KEY": "k" * 20 + "-production-like-secret-with-enough-entropy-9f8e7d6c5b4a",
+            "DATABASE_URL": os.environ["DATABASE_URL"],
+            "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+            "ALLOWED_HOSTS": "tickets.casino.example",
+            "CASINO_VAR_DIR": str(tmp_path),
+        },
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_secret_key_is_required_outside_demo(tmp_path):
+    result = _manage({"CASINO_VAR_DIR": str(tmp_path)}, "check")
+    assert result.returncode != 0
+    assert "SECRET_KEY is required" in result.stderr
+
+
+def test_a_bad_setting_stops_the_process(tmp_path):
+    result = _manage({"CASINO_DEMO": "1", "DEBUG": "sometimes", "CASINO_VAR_DIR": str(tmp_path)}, "check")
+    assert result.returncode != 0
+    assert "DEBUG='sometimes' is not a boolean" in result.stderr
