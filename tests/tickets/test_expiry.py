@@ -160,3 +160,14 @@ def test_purge_forgets_old_request_ids(api, settings):
         created_at=timezone.now() - dt.timedelta(days=settings.LOOKUP_FAILURE_RETENTION_DAYS + 1)
     )
     assert purge_request_records.apply().get() == {"requests": 0, "lookup_failures": 1}
+
+
+def test_stuck_redemptions_are_listed_for_supervisors(api, casino):
+    from tickets.selectors import stuck_redemptions
+
+    number = api.issued_ticket()
+    api.authorize(number)
+    ticket = Ticket.objects.get(validation_number=number)
+    assert list(stuck_redemptions(casino=casino, now=ticket.hold_expires_at)) == []
+    later = ticket.hold_expires_at + dt.timedelta(seconds=1)
+    assert list(stuck_redemptions(casino=casino, now=later)) == [ticket]
