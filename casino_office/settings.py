@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "machines",
     "tickets",
     "cashdesk",
+    "compliance",
 ]
 
 MIDDLEWARE = [

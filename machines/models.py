@@ -37,6 +37,12 @@ class Casino(models.Model):
         max_digits=12, decimal_places=2, default=Decimal("10000.00"), validators=[MinValueValidator(Decimal("0.01"))]
     )
     redemption_hold_seconds = models.PositiveSmallIntegerField(default=15, validators=[MinValueValidator(1)])
+    # Casino rules §1 (value chips): strictly more than this needs the person identified.
+    identity_threshold = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("1000.00"), validators=[MinValueValidator(Decimal("0"))]
+    )
+    # Casino rules §1.7: the decision on a held ticket is taken within 14 days of its presentation.
+    hold_decision_days = models.PositiveSmallIntegerField(default=14, validators=[MinValueValidator(1)])
     # Failed validation-number lookups tolerated per machine before 429
     # (machine-api.md: "Guessing numbers is how ticket fraud starts").
     lookup_failure_limit = models.PositiveSmallIntegerField(default=20, validators=[MinValueValidator(1)])
@@ -49,6 +55,8 @@ class Casino(models.Model):
             models.CheckConstraint(condition=Q(ticket_validity_days__gte=1), name="casino_validity_positive"),
             models.CheckConstraint(condition=Q(max_ticket_amount__gt=0), name="casino_max_ticket_positive"),
             models.CheckConstraint(condition=Q(redemption_hold_seconds__gte=1), name="casino_hold_positive"),
+            models.CheckConstraint(condition=Q(identity_threshold__gte=0), name="casino_identity_threshold_valid"),
+            models.CheckConstraint(condition=Q(hold_decision_days__gte=1), name="casino_hold_decision_days_positive"),
             models.CheckConstraint(condition=Q(lookup_failure_limit__gte=1), name="casino_lookup_limit_positive"),
             models.CheckConstraint(
                 condition=Q(lookup_failure_window_seconds__gte=1), name="casino_lookup_window_positive"

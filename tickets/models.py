@@ -36,10 +36,12 @@ class Ticket(models.Model):
 
     validation_number = models.CharField(max_length=18, unique=True)
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tickets")
-    # The issuer: a machine (cashout) for now; the cash desk as issuer joins
-    # with its own nullable column and an "exactly one issuer" check.
+    # The issuer: a machine (cashout) or a cash desk (ticket sale); exactly one.
     issuing_machine = models.ForeignKey(
         Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="issued_tickets"
+    )
+    issuing_desk = models.ForeignKey(
+        "cashdesk.CashDesk", on_delete=models.PROTECT, null=True, blank=True, related_name="issued_tickets"
     )
     sequence = models.PositiveIntegerField(help_text="Ticket sequence number of the issuer.")
     amount = models.DecimalField(max_digits=12, decimal_places=3)
@@ -83,11 +85,20 @@ class Ticket(models.Model):
             models.CheckConstraint(condition=Q(amount__gt=0), name="ticket_amount_positive"),
             models.CheckConstraint(condition=Q(ticket_type__in=TicketType.values), name="ticket_type_valid"),
             models.CheckConstraint(condition=Q(state__in=TicketState.values), name="ticket_state_valid"),
-            models.CheckConstraint(condition=Q(issuing_machine__isnull=False), name="ticket_has_issuer"),
+            models.CheckConstraint(
+                condition=Q(issuing_machine__isnull=False, issuing_desk__isnull=True)
+                | Q(issuing_machine__isnull=True, issuing_desk__isnull=False),
+                name="ticket_has_one_issuer",
+            ),
             models.UniqueConstraint(
                 fields=["issuing_machine", "sequence"],
                 condition=Q(issuing_machine__isnull=False),
                 name="ticket_sequence_unique_per_machine",
+            ),
+            models.UniqueConstraint(
+                fields=["issuing_desk", "sequence"],
+                condition=Q(issuing_desk__isnull=False),
+                name="ticket_sequence_unique_per_desk",
             ),
             models.CheckConstraint(
                 condition=Q(expires_at__gt=models.F("issued_at")), name="ticket_expires_after_issue"
@@ -148,6 +159,12 @@ class TicketEventKind(models.TextChoices):
     REFUSED = "refused", "Request refused"
     EXPIRED = "expired", "Expired"
     STUCK = "stuck", "Redemption not committed in time"
+    SOLD = "sold", "Sold at the cash desk"
+    HELD = "held", "Put on hold at the cash desk"
+    CLEARED_FOR_PAYMENT = "cleared_for_payment", "Hold decided: pay"
+    VOIDED = "voided", "Voided"
+    RESOLVED = "resolved", "Stuck redemption resolved by a supervisor"
+    AMOUNT_MISMATCH = "amount_mismatch", "Printed amount differs from the system's"
 
 
 # Kinds written by the system's own jobs, which have no machine or user.

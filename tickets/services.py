@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -42,23 +43,26 @@ def ticket_is_past_expiry(ticket: Ticket, now: dt.datetime) -> bool:
     return now > ticket.expires_at
 
 
-def _record_event(
+def record_ticket_event(
     ticket: Ticket,
     kind: str,
     *,
     at: dt.datetime,
     from_state: str = "",
     machine: Machine | None = None,
+    user: User | None = None,
     request_id: str = "",
     reason: str = "",
     details: dict[str, Any] | None = None,
 ) -> TicketEvent:
+    """Append the ticket's history; call inside the transaction that made the change."""
     return TicketEvent.objects.create(
         ticket=ticket,
         kind=kind,
         from_state=from_state,
         to_state=ticket.state,
         machine=machine,
+        user=user,
         request_id=request_id,
         reason=reason[:255],
         details=details or {},
@@ -82,7 +86,7 @@ def _refuse(
     ticket: Ticket, *, code: str, detail: str, machine: Machine, request_id: str, at: dt.datetime, action: str
 ) -> TicketRefused:
     """Record a refusal against the ticket (second presentations are how copies are found)."""
-    _record_event(
+    record_ticket_event(
         ticket,
         TicketEventKind.REFUSED,
         at=at,
@@ -119,7 +123,7 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
         locked = Machine.objects.select_for_update().only("id", "last_ticket_sequence").get(pk=machine.pk)
         sequence = locked.last_ticket_sequence + 1
         Machine.objects.filter(pk=machine.pk).update(last_ticket_sequence=sequence)
-        ticket = _create_with_fresh_number(
+        ticket = create_ticket_with_fresh_number(
             casino=casino,
             issuing_machine=machine,
             sequence=sequence,
@@ -129,11 +133,11 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
             issued_at=now,
             expires_at=ticket_expiry_for(casino=casino, issued_at=now),
         )
-        _record_event(ticket, TicketEventKind.ISSUED, at=now, machine=machine, request_id=request_id)
+        record_ticket_event(ticket, TicketEventKind.ISSUED, at=now, machine=machine, request_id=request_id)
     return ticket
 
 
-def _create_with_fresh_number(**fields: Any) -> Ticket:
+def create_ticket_with_fresh_number(**fields: Any) -> Ticket:
     for _ in range(_NUMBER_ATTEMPTS):
         number = generate_validation_number()
         try:
@@ -167,7 +171,7 @@ def ticket_confirm_print(
                 ticket.voided_at = now
                 kind = TicketEventKind.PRINT_FAILED
             ticket.save(update_fields=["state", "printed_at", "voided_at"])
-            _record_event(
+            record_ticket_event(
                 ticket, kind, at=now, from_state=from_state, machine=machine, request_id=request_id, reason=reason
             )
             return ticket
@@ -201,7 +205,7 @@ def ticket_authorize(*, machine: Machine, validation_number: str, request_id: st
             ticket.authorized_at = now
             ticket.hold_expires_at = now + dt.timedelta(seconds=machine.casino.redemption_hold_seconds)
             ticket.save(update_fields=["state", "holder_machine", "authorized_at", "hold_expires_at"])
-            _record_event(
+            record_ticket_event(
                 ticket,
                 TicketEventKind.AUTHORIZED,
                 at=now,
@@ -261,7 +265,7 @@ def ticket_commit(*, machine: Machine, validation_number: str, accepted: bool, r
                     "redeemed_by_machine",
                 ]
             )
-            _record_event(
+            record_ticket_event(
                 ticket,
                 kind,
                 at=now,
@@ -348,7 +352,7 @@ def tickets_report_stuck(*, now: dt.datetime | None = None) -> int:
             ).exists()
             if already:
                 continue
-            _record_event(
+            record_ticket_event(
                 ticket,
                 TicketEventKind.STUCK,
                 at=now,

@@ -1,0 +1,37 @@
+"""What a cash desk holds: cash, value chips per denomination and slot tokens (casino rules §1).
+
+Colour chips are not a cash-desk item: they are exchanged only at their table.
+"""
+
+from decimal import Decimal
+
+from django.db import models
+
+
+class Item(models.TextChoices):
+    CASH = "cash", "Cash"
+    CHIP_500 = "chip_500", "Chip 500 €"
+    CHIP_100 = "chip_100", "Chip 100 €"
+    CHIP_25 = "chip_25", "Chip 25 €"
+    CHIP_5 = "chip_5", "Chip 5 €"
+    CHIP_1 = "chip_1", "Chip 1 €"
+    CHIP_0_50 = "chip_0_50", "Chip 0.50 €"
+    TOKEN = "token", "Slot token 1 €"
+
+
+# The value of one piece of each counted item.
+DENOMINATIONS: dict[str, Decimal] = {
+    Item.CHIP_500: Decimal("500"),
+    Item.CHIP_100: Decimal("100"),
+    Item.CHIP_25: Decimal("25"),
+    Item.CHIP_5: Decimal("5"),
+    Item.CHIP_1: Decimal("1"),
+    Item.CHIP_0_50: Decimal("0.50"),
+    Item.TOKEN: Decimal("1"),
+}
+CHIPS: list[str] = [Item.CHIP_500, Item.CHIP_100, Item.CHIP_25, Item.CHIP_5, Item.CHIP_1, Item.CHIP_0_50]
+ALL_ITEMS: list[str] = [Item.CASH, *CHIPS, Item.TOKEN]
+
+
+def item_value(item: str, count: int) -> Decimal:
+    return DENOMINATIONS[item] * count

@@ -1,0 +1,13 @@
+from django.db import migrations
+
+from casino_office.append_only import append_only
+
+
+class Migration(migrations.Migration):
+    dependencies = [("cashdesk", "0001_initial")]
+
+    operations = [
+        append_only("cashdesk_cashtransaction"),
+        append_only("cashdesk_movement"),
+        append_only("cashdesk_shiftcountline"),
+    ]

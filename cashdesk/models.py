@@ -1,0 +1,369 @@
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
+from compliance.models import Person
+from machines.models import Casino, Machine
+
+
+class CashDesk(models.Model):
+    """A cash desk of a casino, or the casino's vault (kind=vault, one per casino, no shifts)."""
+
+    class Kind(models.TextChoices):
+        DESK = "desk", "Cash desk"
+        VAULT = "vault", "Vault"
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="desks")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK)
+    code = models.CharField(max_length=16)
+    name = models.CharField(max_length=64)
+    cash_limit = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("50000.00"), help_text="Cash above this goes to the vault."
+    )
+    # Counters behind receipt numbers and the desk's ticket sequence; only
+    # services increment them, under a row lock.
+    last_receipt_number = models.PositiveIntegerField(default=0, editable=False)
+    last_ticket_sequence = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["casino", "code"]
+        permissions = [
+            ("operate_desk", "Work a cash-desk shift (cashier)"),
+            ("record_receipt", "Record machine receipts (floor attendant)"),
+            ("supervise_desk", "Approve reversals and transfers, resolve and void tickets (shift supervisor)"),
+            ("decide_hold", "Decide held tickets (shift supervisor, compliance officer)"),
+            ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "code"], name="cashdesk_code_unique_per_casino"),
+            models.UniqueConstraint(fields=["casino"], condition=Q(kind="vault"), name="cashdesk_one_vault_per_casino"),
+            models.CheckConstraint(condition=Q(kind__in=["desk", "vault"]), name="cashdesk_kind_valid"),
+            models.CheckConstraint(condition=Q(cash_limit__gte=0), name="cashdesk_cash_limit_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.casino.code})"
+
+
+class Shift(models.Model):
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="shifts")
+    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shifts")
+    opened_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    previous = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next", help_text="Handed over from."
+    )
+
+    class Meta:
+        ordering = ["-opened_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["desk"], condition=Q(closed_at__isnull=True), name="shift_one_open_per_desk"
+            ),
+            models.UniqueConstraint(
+                fields=["cashier"], condition=Q(closed_at__isnull=True), name="shift_one_open_per_cashier"
+            ),
+            models.CheckConstraint(
+                condition=Q(closed_at__isnull=True) | Q(closed_at__gte=F("opened_at")), name="shift_closes_after_open"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Shift {self.pk} at {self.desk.code} ({self.cashier})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class ShiftCount(models.Model):
+    """A count of the desk: at opening, at handover, at closing. Lines hold counted, expected, variance."""
+
+    class Kind(models.TextChoices):
+        OPENING = "opening", "Opening float"
+        HANDOVER = "handover", "Handover"
+        CLOSING = "closing", "Closing"
+
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="counts")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    counted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    counted_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["shift", "kind"], name="shiftcount_one_per_kind"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["opening", "handover", "closing"]), name="shiftcount_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} count of shift {self.shift_id}"
+
+
+class ShiftCountLine(models.Model):
+    count = models.ForeignKey(ShiftCount, on_delete=models.PROTECT, related_name="lines")
+    item = models.CharField(max_length=10, choices=Item.choices)
+    counted_amount = models.DecimalField(max_digits=12, decimal_places=2)
+    expected_amount = models.DecimalField(max_digits=12, decimal_places=2)
+    variance = models.DecimalField(max_digits=12, decimal_places=2, help_text="Counted minus expected.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["count", "item"], name="shiftcountline_one_per_item"),
+            models.CheckConstraint(condition=Q(counted_amount__gte=0), name="shiftcountline_counted_not_negative"),
+            models.CheckConstraint(
+                condition=Q(variance=F("counted_amount") - F("expected_amount")), name="shiftcountline_variance_exact"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item}: counted {self.counted_amount}, expected {self.expected_amount}"
+
+
+class TransactionKind(models.TextChoices):
+    TICKET_PAYOUT = "ticket_payout", "Ticket payout"
+    TICKET_SALE = "ticket_sale", "Ticket sale"
+    CHIPS_BUY = "chips_buy", "Cash for chips"
+    CHIPS_CASHOUT = "chips_cashout", "Chips for cash"
+    TOKENS_BUY = "tokens_buy", "Cash for tokens"
+    TOKENS_CASHOUT = "tokens_cashout", "Tokens for cash"
+    SMARTCARD_PAYOUT = "smartcard_payout", "Smart card payout"
+    RECEIPT_PAYOUT = "receipt_payout", "Machine receipt payout"
+    DROP = "drop", "Drop to the vault"
+    FILL = "fill", "Fill from the vault"
+    REVERSAL = "reversal", "Reversal"
+
+
+# Payouts of winnings and purchases over the casino's threshold need the
+# person identified (casino rules §1, value chips: strictly more than 1000 EUR).
+IDENTITY_KINDS = [
+    TransactionKind.TICKET_PAYOUT,
+    TransactionKind.RECEIPT_PAYOUT,
+    TransactionKind.SMARTCARD_PAYOUT,
+    TransactionKind.CHIPS_CASHOUT,
+    TransactionKind.CHIPS_BUY,
+    TransactionKind.TICKET_SALE,
+]
+
+
+class CashTransaction(models.Model):
+    """One cash-desk transaction: its movements, audit and receipt number are written together."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="cash_transactions")
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="transactions")
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
+    number = models.PositiveIntegerField(help_text="Receipt number, per desk.")
+    kind = models.CharField(max_length=20, choices=TransactionKind.choices)
+    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="The transaction's value in EUR.")
+    person = models.ForeignKey(Person, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
+    # The casino's identity threshold when the transaction was made, so the
+    # database itself can refuse an unidentified transaction above it.
+    identity_threshold = models.DecimalField(max_digits=12, decimal_places=2)
+    ticket = models.ForeignKey(
+        "tickets.Ticket", on_delete=models.PROTECT, null=True, blank=True, related_name="cash_transactions"
+    )
+    reverses = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by")
+    note = models.CharField(max_length=255, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["casino", "created_at"], name="cashtx_casino_time_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["desk", "number"], name="cashtx_number_unique_per_desk"),
+            models.CheckConstraint(condition=Q(kind__in=TransactionKind.values), name="cashtx_kind_valid"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="cashtx_amount_positive"),
+            models.CheckConstraint(
+                condition=~Q(kind__in=IDENTITY_KINDS)
+                | Q(amount__lte=F("identity_threshold"))
+                | Q(person__isnull=False),
+                name="cashtx_identity_over_threshold",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="reversal", reverses__isnull=False, approved_by__isnull=False)
+                | (~Q(kind="reversal") & Q(reverses__isnull=True)),
+                name="cashtx_reversal_links_original",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["reversal", "drop", "fill"]) | ~Q(approved_by=F("created_by")),
+                name="cashtx_approver_is_not_creator",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["ticket_payout", "ticket_sale"]) | Q(ticket__isnull=False),
+                name="cashtx_ticket_kinds_have_ticket",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.desk.code}-{self.number:06d} {self.get_kind_display()} {self.amount} EUR"
+
+    @property
+    def receipt_number(self) -> str:
+        return f"{self.casino.code}-{self.desk.code}-{self.number:06d}"
+
+
+def _value_matches_count() -> Q:
+    """amount = count x denomination for counted items; cash has no count."""
+    condition = Q(item=Item.CASH, count__isnull=True)
+    for item, value in DENOMINATIONS.items():
+        condition |= Q(item=item, count__isnull=False, amount=F("count") * value)
+    return condition
+
+
+class Movement(models.Model):
+    """Append-only ledger line: an item moving into (+) or out of (-) a desk or the vault.
+
+    Every balance is the sum of movements; nothing is stored and patched.
+    """
+
+    transaction = models.ForeignKey(CashTransaction, on_delete=models.PROTECT, related_name="movements")
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="movements")
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="movements")
+    item = models.CharField(max_length=10, choices=Item.choices)
+    count = models.IntegerField(null=True, blank=True, help_text="Pieces, for chips and tokens.")
+    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="Value in EUR; + into, - out of the desk.")
+
+    class Meta:
+        indexes = [models.Index(fields=["shift", "item"], name="movement_shift_item_idx")]
+        constraints = [
+            models.CheckConstraint(condition=Q(item__in=ALL_ITEMS), name="movement_item_valid"),
+            models.CheckConstraint(condition=~Q(amount=0), name="movement_amount_not_zero"),
+            models.CheckConstraint(condition=_value_matches_count(), name="movement_value_matches_count"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item} {self.amount:+} EUR"
+
+
+class Transfer(models.Model):
+    """A cash drop to the vault or a fill from it: requested at the desk, approved by a supervisor."""
+
+    class Direction(models.TextChoices):
+        DROP = "drop", "Drop to the vault"
+        FILL = "fill", "Fill from the vault"
+
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers")
+    direction = models.CharField(max_length=4, choices=Direction.choices)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField()
+    transaction = models.OneToOneField(
+        CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="transfer"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="transfer_amount_positive"),
+            models.CheckConstraint(condition=Q(direction__in=["drop", "fill"]), name="transfer_direction_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_direction_display()} {self.amount} EUR"
+
+
+class ReversalRequest(models.Model):
+    """A cashier asks to correct a transaction; a supervisor other than the cashier approves."""
+
+    original = models.OneToOneField(CashTransaction, on_delete=models.PROTECT, related_name="reversal_request")
+    reason = models.CharField(max_length=255)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField()
+    reversal = models.OneToOneField(
+        CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="reversal_of_request"
+    )
+
+    def __str__(self) -> str:
+        return f"Reversal of {self.original_id}: {self.reason}"
+
+
+class MachineReceipt(models.Model):
+    """A receipt filled in by a floor attendant when a token machine cannot pay (casino rules §1)."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="machine_receipts")
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="receipts")
+    number = models.PositiveIntegerField(help_text="Per casino.")
+    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="Unpaid credits in EUR.")
+    reason = models.CharField(max_length=255)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    paid_by = models.OneToOneField(
+        CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="machine_receipt"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "number"], name="machinereceipt_number_unique_per_casino"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="machinereceipt_amount_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Receipt {self.casino.code}-{self.number:06d} ({self.amount} EUR)"
+
+
+class SmartCardRead(models.Model):
+    transaction = models.OneToOneField(CashTransaction, on_delete=models.PROTECT, related_name="smart_card")
+    card_number = models.CharField(max_length=32)
+    credits = models.DecimalField(max_digits=12, decimal_places=3, help_text="As read from the card, in EUR.")
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(credits__gt=0), name="smartcardread_credits_positive")]
+
+    def __str__(self) -> str:
+        return f"Card {self.card_number}: {self.credits} EUR"
+
+
+class HoldCase(models.Model):
+    """A suspicious ticket refused at the desk; the decision is due within 14 days (casino rules §1.7)."""
+
+    class Reason(models.TextChoices):
+        SUSPECTED_COPY = "suspected_copy", "Suspected copy"
+        FORGERY = "forgery", "Suspected forgery"
+        DAMAGE = "damage", "Torn, damaged or altered"
+        OTHER_OWNER = "other_owner", "Belongs to someone else"
+        ALREADY_PAID = "already_paid", "Suspected already paid"
+
+    class Decision(models.TextChoices):
+        PENDING = "pending", "Pending"
+        PAY = "pay", "Pay"
+        REFUSE = "refuse", "Refuse"
+
+    ticket = models.ForeignKey("tickets.Ticket", on_delete=models.PROTECT, related_name="hold_cases")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="hold_cases")
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="hold_cases")
+    reason = models.CharField(max_length=16, choices=Reason.choices)
+    note = models.CharField(max_length=255, blank=True)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    presented_at = models.DateTimeField()
+    decision_due = models.DateField()
+    overdue_since = models.DateTimeField(null=True, blank=True)
+    decision = models.CharField(max_length=8, choices=Decision.choices, default=Decision.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["decision_due", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ticket"], condition=Q(decision="pending"), name="holdcase_one_pending_per_ticket"
+            ),
+            models.CheckConstraint(
+                condition=Q(decision="pending", decided_by__isnull=True, decided_at__isnull=True)
+                | (~Q(decision="pending") & Q(decided_by__isnull=False, decided_at__isnull=False)),
+                name="holdcase_decided_fields_match",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hold case {self.pk} ({self.get_decision_display()})"

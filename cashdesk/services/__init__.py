@@ -1,0 +1,59 @@
+"""Every write of the cash desk. Views, admin actions and tasks call these; nothing else writes."""
+
+from cashdesk.services.exchange import (
+    chips_buy,
+    chips_cashout,
+    machine_receipt_pay,
+    machine_receipt_record,
+    smartcard_payout,
+    tokens_buy,
+    tokens_cashout,
+)
+from cashdesk.services.ledger import shift_balances, vault_balance
+from cashdesk.services.shifts import count_amounts, shift_close, shift_handover, shift_open
+from cashdesk.services.supervision import (
+    REVERSIBLE_KINDS,
+    reversal_approve,
+    reversal_request,
+    transfer_approve,
+    transfer_request,
+)
+from cashdesk.services.tickets import (
+    hold_decide,
+    holds_mark_overdue,
+    payout_refusal,
+    ticket_hold,
+    ticket_payout,
+    ticket_resolve_stuck,
+    ticket_sell,
+    ticket_void,
+)
+
+__all__ = [
+    "REVERSIBLE_KINDS",
+    "chips_buy",
+    "chips_cashout",
+    "count_amounts",
+    "hold_decide",
+    "holds_mark_overdue",
+    "machine_receipt_pay",
+    "machine_receipt_record",
+    "payout_refusal",
+    "reversal_approve",
+    "reversal_request",
+    "shift_balances",
+    "shift_close",
+    "shift_handover",
+    "shift_open",
+    "smartcard_payout",
+    "ticket_hold",
+    "ticket_payout",
+    "ticket_resolve_stuck",
+    "ticket_sell",
+    "ticket_void",
+    "tokens_buy",
+    "tokens_cashout",
+    "transfer_approve",
+    "transfer_request",
+    "vault_balance",
+]

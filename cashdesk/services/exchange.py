@@ -1,0 +1,184 @@
+"""Chips, tokens, smart cards and machine receipts."""
+
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from cashdesk.errors import CashDeskError
+from cashdesk.items import CHIPS, Item
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, SmartCardRead, TransactionKind
+from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction
+from compliance.models import Person
+from machines.models import Casino, Machine
+from tickets.money import CENT, MILL, cash_payout
+
+
+def _chip_lines(chips: dict[str, int], sign: int) -> list[Line]:
+    lines = []
+    for item, count in chips.items():
+        if item not in CHIPS:
+            raise CashDeskError(
+                "invalid_item", f"{item!r} is not a value chip; colour chips are exchanged at their table."
+            )
+        if not isinstance(count, int) or count < 0:
+            raise CashDeskError("invalid_count", "Count whole chips.")
+        if count:
+            lines.append(pieces(item, sign * count))
+    if not lines:
+        raise CashDeskError("invalid_count", "Count at least one chip.")
+    return lines
+
+
+def chips_buy(*, shift: Shift, user: User, chips: dict[str, int], person: Person | None = None) -> CashTransaction:
+    """The player pays cash and receives value chips."""
+    lines = _chip_lines(chips, -1)
+    total = -sum((line.amount for line in lines), Decimal("0"))
+    with transaction.atomic():
+        shift, desk = lock_shift(shift=shift, user=user)
+        return post_transaction(
+            shift=shift,
+            desk=desk,
+            kind=TransactionKind.CHIPS_BUY,
+            amount=total,
+            lines=[cash(total), *lines],
+            user=user,
+            person=person,
+        )
+
+
+def chips_cashout(*, shift: Shift, user: User, chips: dict[str, int], person: Person | None = None) -> CashTransaction:
+    """The player hands in value chips and receives cash."""
+    lines = _chip_lines(chips, 1)
+    total = sum((line.amount for line in lines), Decimal("0"))
+    with transaction.atomic():
+        shift, desk = lock_shift(shift=shift, user=user)
+        return post_transaction(
+            shift=shift,
+            desk=desk,
+            kind=TransactionKind.CHIPS_CASHOUT,
+            amount=total,
+            lines=[*lines, cash(-total)],
+            user=user,
+            person=person,
+        )
+
+
+def _token_count(count: int) -> int:
+    if not isinstance(count, int) or count <= 0:
+        raise CashDeskError("invalid_count", "Count at least one whole token.")
+    return count
+
+
+def tokens_buy(*, shift: Shift, user: User, count: int, person: Person | None = None) -> CashTransaction:
+    count = _token_count(count)
+    line = pieces(Item.TOKEN, -count)
+    with transaction.atomic():
+        shift, desk = lock_shift(shift=shift, user=user)
+        return post_transaction(
+            shift=shift,
+            desk=desk,
+            kind=TransactionKind.TOKENS_BUY,
+            amount=-line.amount,
+            lines=[cash(-line.amount), line],
+            user=user,
+            person=person,
+        )
+
+
+def tokens_cashout(*, shift: Shift, user: User, count: int, person: Person | None = None) -> CashTransaction:
+    count = _token_count(count)
+    line = pieces(Item.TOKEN, count)
+    with transaction.atomic():
+        shift, desk = lock_shift(shift=shift, user=user)
+        return post_transaction(
+            shift=shift,
+            desk=desk,
+            kind=TransactionKind.TOKENS_CASHOUT,
+            amount=line.amount,
+            lines=[line, cash(-line.amount)],
+            user=user,
+            person=person,
+        )
+
+
+def smartcard_payout(
+    *, shift: Shift, user: User, card_number: str, credits: Decimal, person: Person | None = None
+) -> CashTransaction:
+    """Pay the credits read from a smart card, rounded up to the cent like a ticket."""
+    card_number = card_number.strip()
+    if not card_number or len(card_number) > 32 or not card_number.isalnum():
+        raise CashDeskError("invalid_card", "Enter the card number as printed (letters and digits).")
+    if credits <= 0 or credits != credits.quantize(MILL):
+        raise CashDeskError("invalid_amount", "Enter the credits read from the card, more than zero.")
+    payout = cash_payout(credits)
+    with transaction.atomic():
+        shift, desk = lock_shift(shift=shift, user=user)
+        tx = post_transaction(
+            shift=shift,
+            desk=desk,
+            kind=TransactionKind.SMARTCARD_PAYOUT,
+            amount=payout,
+            lines=[cash(-payout)],
+            user=user,
+            person=person,
+            note=f"card {card_number}",
+        )
+        SmartCardRead.objects.create(transaction=tx, card_number=card_number, credits=credits)
+    return tx
+
+
+def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, user: User) -> MachineReceipt:
+    """A floor attendant records the credits a token machine could not pay."""
+    if not user.has_perm("cashdesk.record_receipt"):
+        raise CashDeskError("forbidden", "Only floor attendants record machine receipts.")
+    if amount <= 0 or amount != amount.quantize(CENT):
+        raise CashDeskError("invalid_amount", "Enter the unpaid credits in euros and cents, more than zero.")
+    if not reason.strip():
+        raise CashDeskError("reason_required", "Say why the machine could not pay.")
+    with transaction.atomic():
+        casino = Casino.objects.select_for_update().get(pk=machine.casino_id)
+        last = MachineReceipt.objects.filter(casino=casino).order_by("-number").values_list("number", flat=True).first()
+        return MachineReceipt.objects.create(
+            casino=casino,
+            machine=machine,
+            number=(last or 0) + 1,
+            amount=amount,
+            reason=reason[:255],
+            created_by=user,
+            created_at=timezone.now(),
+        )
+
+
+def machine_receipt_pay(*, shift: Shift, user: User, number: int, person: Person | None = None) -> CashTransaction:
+    """Pay a machine receipt in cash, once."""
+    with transaction.atomic():
+        receipt = (
+            MachineReceipt.objects.select_for_update()
+            .filter(casino_id=shift.desk.casino_id, number=number)
+            .select_related("paid_by", "paid_by__desk")
+            .first()
+        )
+        if receipt is None:
+            raise CashDeskError("not_found", f"No machine receipt number {number} in this casino.")
+        if receipt.paid_by is not None:
+            paid = receipt.paid_by
+            raise CashDeskError(
+                "already_paid",
+                f"Receipt {number} was already paid on {timezone.localtime(paid.created_at):%Y-%m-%d %H:%M} "
+                f"at {paid.desk.name} (receipt {paid.receipt_number}).",
+            )
+        shift, desk = lock_shift(shift=shift, user=user)
+        tx = post_transaction(
+            shift=shift,
+            desk=desk,
+            kind=TransactionKind.RECEIPT_PAYOUT,
+            amount=receipt.amount,
+            lines=[cash(-receipt.amount)],
+            user=user,
+            person=person,
+            note=f"machine receipt {number}",
+        )
+        MachineReceipt.objects.filter(pk=receipt.pk, paid_by__isnull=True).update(paid_by=tx)
+    return tx
