@@ -91,3 +91,9 @@ def table_counts() -> Callable[[], dict[str, int]]:
         }
 
     return counts
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    # PBKDF2's deliberate slowness buys nothing in tests.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

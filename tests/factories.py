@@ -36,3 +36,12 @@ class MachineFactory(factory.django.DjangoModelFactory):
 def key_for(machine: Machine) -> str:
     """The key MachineFactory gave the machine."""
     return f"key-{machine.casino.code}-{machine.asset_number}"
+
+
+def make_user(username: str, *roles: str):
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user(username=username, password="correct-horse-battery-staple")
+    for role in roles:
+        user.groups.add(Group.objects.get(name=role))
+    return User.objects.get(pk=user.pk)  # fresh, so permission caches start empty

@@ -155,7 +155,7 @@ def machine_receipt_pay(*, shift: Shift, user: User, number: int, person: Person
     """Pay a machine receipt in cash, once."""
     with transaction.atomic():
         receipt = (
-            MachineReceipt.objects.select_for_update()
+            MachineReceipt.objects.select_for_update(of=("self",))
             .filter(casino_id=shift.desk.casino_id, number=number)
             .select_related("paid_by", "paid_by__desk")
             .first()

@@ -40,7 +40,7 @@ def _number(raw: str) -> str:
 
 def _lock_ticket(*, casino: Casino, number: str) -> Ticket:
     ticket = (
-        Ticket.objects.select_for_update()
+        Ticket.objects.select_for_update(of=("self",))
         .select_related("issuing_machine", "issuing_desk", "redeemed_by_machine", "redeemed_by_user")
         .filter(casino=casino, validation_number=number)
         .first()

@@ -1,0 +1,76 @@
+from decimal import Decimal
+
+import pytest
+
+from cashdesk import services
+from cashdesk.models import CashDesk
+from tests.factories import make_user
+
+FLOAT = {
+    "cash": Decimal("20000.00"),
+    "chip_500": 20,
+    "chip_100": 50,
+    "chip_25": 100,
+    "chip_5": 100,
+    "chip_1": 200,
+    "chip_0_50": 200,
+    "token": 1000,
+}
+
+
+@pytest.fixture
+def cashier(db):
+    return make_user("ona", "cashier")
+
+
+@pytest.fixture
+def cashier2(db):
+    return make_user("jonas", "cashier")
+
+
+@pytest.fixture
+def supervisor(db):
+    return make_user("rasa", "shift_supervisor")
+
+
+@pytest.fixture
+def floor(db):
+    return make_user("tomas", "floor_attendant")
+
+
+@pytest.fixture
+def compliance(db):
+    return make_user("ieva", "compliance_officer")
+
+
+@pytest.fixture
+def manager(db):
+    return make_user("petras", "manager")
+
+
+@pytest.fixture
+def desk(casino):
+    return CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("30000.00"))
+
+
+@pytest.fixture
+def vault(casino):
+    return CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
+
+
+@pytest.fixture
+def shift(desk, cashier):
+    return services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)
+
+
+@pytest.fixture
+def person(db):
+    from compliance.models import Person
+
+    return Person.objects.create(
+        given_names="Jonas",
+        surnames="Jonaitis",
+        date_of_birth="1980-05-17",
+        document_type="passport",
+        document_number="LT1234567",
+    )

@@ -1,0 +1,96 @@
+"""Casino rules §1: strictly more than 1000 EUR needs the person, for every payout of winnings and purchase."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from cashdesk import services
+from cashdesk.errors import CashDeskError
+from cashdesk.models import CashTransaction, MachineReceipt
+
+
+def _run(kind, amount, *, api, shift, cashier, floor, person):
+    """One transaction of `kind` worth `amount` EUR, through its service."""
+    if kind == "ticket_payout":
+        number = api.issued_ticket(amount)
+        return services.ticket_payout(shift=shift, user=cashier, validation_number=number, person=person)
+    if kind == "ticket_sale":
+        return services.ticket_sell(shift=shift, user=cashier, amount=Decimal(amount), person=person)
+    if kind == "smartcard_payout":
+        return services.smartcard_payout(
+            shift=shift, user=cashier, card_number="SC123", credits=Decimal(amount), person=person
+        )
+    if kind == "receipt_payout":
+        receipt = services.machine_receipt_record(
+            machine=api.machine, amount=Decimal(amount), reason="hopper empty", user=floor
+        )
+        return services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, person=person)
+    # Chips in whole pieces: 1000.00 = 2×500; 1000.50 = 2×500 + 1×0.50 (the nearest chips above the line).
+    chips = {"chip_500": 2} if amount == "1000.00" else {"chip_500": 2, "chip_0_50": 1}
+    if kind == "chips_buy":
+        return services.chips_buy(shift=shift, user=cashier, chips=chips, person=person)
+    return services.chips_cashout(shift=shift, user=cashier, chips=chips, person=person)
+
+
+KINDS = ["ticket_payout", "ticket_sale", "smartcard_payout", "receipt_payout", "chips_buy", "chips_cashout"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_at_the_threshold_no_identity_is_needed(kind, api, shift, cashier, floor):
+    tx = _run(kind, "1000.00", api=api, shift=shift, cashier=cashier, floor=floor, person=None)
+    assert tx.amount == Decimal("1000.00")
+    assert tx.person is None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_above_the_threshold_identity_is_required(kind, api, shift, cashier, floor):
+    amount = "1000.50" if kind.startswith("chips") else "1000.01"
+    before = CashTransaction.objects.count()
+    with pytest.raises(CashDeskError) as refused:
+        _run(kind, amount, api=api, shift=shift, cashier=cashier, floor=floor, person=None)
+    assert refused.value.code == "identity_required"
+    assert CashTransaction.objects.count() == before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_above_the_threshold_with_the_person_goes_through(kind, api, shift, cashier, floor, person):
+    amount = "1000.50" if kind.startswith("chips") else "1000.01"
+    tx = _run(kind, amount, api=api, shift=shift, cashier=cashier, floor=floor, person=person)
+    assert tx.person == person
+
+
+def test_threshold_is_a_casino_setting(api, shift, cashier, floor, casino):
+    casino.identity_threshold = Decimal("500.00")
+    casino.save()
+    with pytest.raises(CashDeskError, match="Over 500.00 EUR"):
+        _run("ticket_sale", "500.01", api=api, shift=shift, cashier=cashier, floor=floor, person=None)
+
+
+def test_tokens_are_not_subject_to_the_register(shift, cashier):
+    assert services.tokens_cashout(shift=shift, user=cashier, count=1500).person is None
+
+
+def test_database_refuses_an_unidentified_transaction_over_the_threshold(shift, cashier, desk, casino):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        CashTransaction.objects.create(
+            casino=casino,
+            desk=desk,
+            shift=shift,
+            number=999,
+            kind="chips_cashout",
+            amount=Decimal("1000.01"),
+            identity_threshold=Decimal("1000.00"),
+            created_by=cashier,
+            created_at=timezone.now(),
+        )
+
+
+def test_receipt_numbers_count_up_per_casino(api, floor):
+    numbers = [
+        services.machine_receipt_record(machine=api.machine, amount=Decimal("5.00"), reason="r", user=floor).number
+        for _ in range(3)
+    ]
+    assert numbers == [1, 2, 3]
+    assert MachineReceipt.objects.count() == 3

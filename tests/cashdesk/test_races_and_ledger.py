@@ -1,0 +1,110 @@
+import random
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from cashdesk import services
+from cashdesk.errors import CashDeskError
+from cashdesk.items import ALL_ITEMS
+from cashdesk.models import CashDesk, Movement
+from tests.api.test_races import run_together
+from tests.cashdesk.conftest import FLOAT
+from tests.conftest import MachineClient
+from tests.factories import MachineFactory, make_user
+from tickets.models import Ticket
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cashier_and_machine_racing_for_tickets_never_both_win(casino):
+    assert connection.vendor == "postgresql"
+    cashier = make_user("race-cashier", "cashier")
+    desk = CashDesk.objects.create(casino=casino, code="R1", name="Race desk")
+    shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("100000.00")})
+    issuer = MachineClient(MachineFactory(casino=casino))
+    player = MachineClient(MachineFactory(casino=casino))
+    outcomes: Counter[str] = Counter()
+
+    for _ in range(15):
+        number = issuer.issued_ticket("10.00")
+
+        def cashier_pays(number: str = number) -> str:
+            try:
+                services.ticket_payout(shift=shift, user=cashier, validation_number=number)
+                return "cashier"
+            except CashDeskError as refused:
+                return f"cashier refused: {refused.code}"
+
+        def machine_redeems(number: str = number) -> str:
+            if player.authorize(number).status_code != 200:
+                return "machine refused"
+            return "machine" if player.commit(number).json()["state"] == "redeemed" else "machine rejected"
+
+        results = run_together([cashier_pays, machine_redeems])
+        winners = [r for r in results if r in ("cashier", "machine")]
+        assert len(winners) == 1, results
+        outcomes[winners[0]] += 1
+        ticket = Ticket.objects.get(validation_number=number)
+        assert ticket.state == "redeemed"
+        assert ticket.events.filter(kind="redeemed").count() == 1
+
+    paid_cash = Decimal("10.00") * outcomes["cashier"]
+    assert services.shift_balances(shift)["cash"] == Decimal("100000.00") - paid_cash
+
+
+def test_balances_are_the_opening_plus_every_movement_for_any_sequence(api, shift, cashier, floor, person):
+    rng = random.Random(20261202)
+    operations = [
+        lambda: services.chips_buy(
+            shift=shift, user=cashier, chips={rng.choice(["chip_5", "chip_25", "chip_100"]): rng.randint(1, 4)}
+        ),
+        lambda: services.chips_cashout(shift=shift, user=cashier, chips={"chip_1": rng.randint(1, 30)}),
+        lambda: services.tokens_buy(shift=shift, user=cashier, count=rng.randint(1, 50)),
+        lambda: services.tokens_cashout(shift=shift, user=cashier, count=rng.randint(1, 50)),
+        lambda: services.ticket_sell(shift=shift, user=cashier, amount=Decimal(rng.randint(1, 300))),
+        lambda: services.ticket_payout(
+            shift=shift,
+            user=cashier,
+            validation_number=api.issued_ticket(f"{rng.randint(1, 900)}.{rng.randint(0, 999):03d}"),
+        ),
+        lambda: services.smartcard_payout(
+            shift=shift, user=cashier, card_number="C1", credits=Decimal(rng.randint(1, 9999)) / 100
+        ),
+    ]
+    for _ in range(60):
+        rng.choice(operations)()
+
+    balances = services.shift_balances(shift)
+    opening = services.count_amounts(FLOAT)
+    for item in ALL_ITEMS:
+        moved = sum((m.amount for m in Movement.objects.filter(shift=shift, item=item)), Decimal("0"))
+        assert balances[item] == opening[item] + moved
+
+    # Counting exactly what the ledger expects reconciles to the cent.
+    counted = {
+        item: balances[item] if item == "cash" else int(balances[item] / services.count_amounts({item: 1})[item])
+        for item in ALL_ITEMS
+    }
+    closing = services.shift_close(shift=shift, user=cashier, counted=counted)
+    assert {line.variance for line in closing.lines.all()} == {Decimal("0")}
+
+
+def test_ledger_rows_cannot_be_changed_or_deleted(shift, cashier):
+    tx = services.tokens_buy(shift=shift, user=cashier, count=3)
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        Movement.objects.filter(transaction=tx).update(amount=Decimal("1.00"))
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        Movement.objects.filter(transaction=tx).delete()
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        type(tx).objects.filter(pk=tx.pk).update(amount=Decimal("1.00"))
+
+
+def test_movement_value_must_match_its_count(shift, cashier):
+    tx = services.tokens_buy(shift=shift, user=cashier, count=3)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Movement.objects.create(
+            transaction=tx, desk=shift.desk, shift=shift, item="chip_100", count=2, amount=Decimal("150")
+        )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Movement.objects.create(transaction=tx, desk=shift.desk, shift=shift, item="cash", count=2, amount=Decimal("2"))
