@@ -27,7 +27,7 @@ def _run(kind, amount, *, api, shift, cashier, floor, person):
             machine=api.machine, amount=Decimal(amount), reason="hopper empty", user=floor
         )
         return services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, person=person)
-    # Chips in whole pieces: 1000.00 = 2×500; 1000.50 = 2×500 + 1×0.50 (the nearest chips above the line).
+    # Chips in whole pieces: 1000.00 = 2x500; 1000.50 = 2x500 + 1x0.50 (the nearest chips above the line).
     chips = {"chip_500": 2} if amount == "1000.00" else {"chip_500": 2, "chip_0_50": 1}
     if kind == "chips_buy":
         return services.chips_buy(shift=shift, user=cashier, chips=chips, person=person)
@@ -64,7 +64,7 @@ def test_above_the_threshold_with_the_person_goes_through(kind, api, shift, cash
 def test_threshold_is_a_casino_setting(api, shift, cashier, floor, casino):
     casino.identity_threshold = Decimal("500.00")
     casino.save()
-    with pytest.raises(CashDeskError, match="Over 500.00 EUR"):
+    with pytest.raises(CashDeskError, match=r"Over 500\.00 EUR"):
         _run("ticket_sale", "500.01", api=api, shift=shift, cashier=cashier, floor=floor, person=None)
 
 
