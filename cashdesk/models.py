@@ -367,3 +367,13 @@ class HoldCase(models.Model):
 
     def __str__(self) -> str:
         return f"Hold case {self.pk} ({self.get_decision_display()})"
+
+
+class StaffAssignment(models.Model):
+    """Which casino a member of staff works in; every page shows only that casino's data."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignment")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="staff")
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.casino.code}"

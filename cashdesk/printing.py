@@ -20,7 +20,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashTransaction, Shift, ShiftCount
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount
 from cashdesk.services.ledger import opening_amounts, shift_balances
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_amount
@@ -249,3 +249,34 @@ def _signed(amount: Decimal) -> str:
     if amount < 0:
         return "−" + eur(-amount)
     return ("+" if amount > 0 else "") + eur(amount)
+
+
+def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
+    """The machine receipt the floor attendant hands the player (casino rules §1: automato kvitas)."""
+    buffer = io.BytesIO()
+    height = 95 * mm
+    c = Canvas(buffer, pagesize=(ROLL_WIDTH, height))
+    number = f"{receipt.casino.code}-R{receipt.number:06d}"
+    c.setTitle(f"Machine receipt {number}")
+    y = height - 8 * mm
+    c.setFont(BOLD, 10)
+    c.drawCentredString(ROLL_WIDTH / 2, y, receipt.casino.name)
+    y -= 6 * mm
+    c.setFont(BOLD, 9)
+    c.drawCentredString(ROLL_WIDTH / 2, y, f"AUTOMATO KVITAS / MACHINE RECEIPT {number}")
+    draw_barcode(c, "code128", number, x=9 * mm, y=y - 14 * mm, width=ROLL_WIDTH - 18 * mm, height=11 * mm)
+    y -= 20 * mm
+    c.setFont(FONT, 8)
+    for text in (
+        f"Automatas / Machine: {receipt.machine.asset_number}",
+        f"Priežastis / Reason: {receipt.reason}",
+        f"Išdavė / Issued by: {receipt.created_by.get_username()}",
+        f"Laikas / Time: {_local(receipt.created_at)}",
+    ):
+        c.drawString(5 * mm, y, text)
+        y -= 5 * mm
+    c.setFont(BOLD, 14)
+    c.drawCentredString(ROLL_WIDTH / 2, y - 4 * mm, eur(receipt.amount))
+    c.showPage()
+    c.save()
+    return buffer.getvalue()

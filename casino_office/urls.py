@@ -2,12 +2,11 @@ from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 from django.views.defaults import page_not_found, server_error
-from django.views.generic import RedirectView
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
     path("api/v1/", include("tickets.api.urls")),
+    path("", include("cashdesk.urls")),
 ]
 
 

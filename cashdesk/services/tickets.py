@@ -330,3 +330,27 @@ def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, met
             details={"holder_machine": holder.pk if holder else None, "meter_reading": meter_reading[:200]},
         )
     return ticket
+
+
+def ticket_present(*, shift: Shift, user: User, validation_number: str) -> tuple[Ticket, tuple[str, str] | None]:
+    """A ticket scanned at the desk: what the cashier sees, and why it may not be paid.
+
+    A presentation that cannot be paid is recorded at once: it is how copies
+    and second presentations are found, even if the cashier goes no further.
+    """
+    number = _number(validation_number)
+    now = timezone.now()
+    with transaction.atomic():
+        ticket = _lock_ticket(casino=shift.desk.casino, number=number)
+        refusal = payout_refusal(ticket, now)
+        if refusal is not None:
+            record_ticket_event(
+                ticket,
+                TicketEventKind.REFUSED,
+                at=now,
+                from_state=ticket.state,
+                user=user,
+                reason=refusal[0],
+                details={"action": "presented", "desk": shift.desk.code},
+            )
+    return ticket, refusal

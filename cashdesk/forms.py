@@ -1,0 +1,175 @@
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.contrib.auth.models import User
+
+from cashdesk.items import ALL_ITEMS, CHIPS, Item
+from cashdesk.models import CashDesk, HoldCase
+from compliance.models import Person
+from compliance.services import PersonError, person_find_or_create
+
+
+def money_field(label: str, **kwargs: Any) -> forms.DecimalField:
+    return forms.DecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
+
+
+class NumberForm(forms.Form):
+    number = forms.CharField(
+        label="Ticket number",
+        max_length=40,
+        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "inputmode": "numeric"}),
+    )
+
+
+class PersonFieldsForm(forms.Form):
+    """The person a transaction is for; required by the service above the casino's threshold."""
+
+    document_type = forms.ChoiceField(
+        label="Document", choices=[("", "—"), *Person.DocumentType.choices], required=False
+    )
+    document_number = forms.CharField(label="Document number", max_length=40, required=False)
+    document_country = forms.CharField(label="Issued by (country)", max_length=2, initial="LT", required=False)
+    given_names = forms.CharField(label="Given names", max_length=120, required=False)
+    surnames = forms.CharField(label="Surnames", max_length=120, required=False)
+    date_of_birth = forms.DateField(
+        label="Date of birth", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def person(self) -> Person | None:
+        data = self.cleaned_data
+        if not data.get("document_number") and not data.get("document_type"):
+            return None
+        try:
+            return person_find_or_create(
+                document_type=data.get("document_type") or "",
+                document_number=data.get("document_number") or "",
+                document_country=data.get("document_country") or "LT",
+                given_names=data.get("given_names") or "",
+                surnames=data.get("surnames") or "",
+                date_of_birth=data.get("date_of_birth"),
+            )
+        except PersonError as error:
+            self.add_error("document_number", str(error))
+            raise
+
+
+class PayTicketForm(PersonFieldsForm):
+    number = forms.CharField(widget=forms.HiddenInput)
+    printed_amount = forms.DecimalField(
+        label="Amount printed on the ticket (if it differs)", required=False, max_digits=12, decimal_places=3
+    )
+
+
+class HoldForm(forms.Form):
+    number = forms.CharField(widget=forms.HiddenInput)
+    reason = forms.ChoiceField(choices=HoldCase.Reason.choices)
+    note = forms.CharField(max_length=255, required=False)
+
+
+class SellForm(PersonFieldsForm):
+    amount = money_field("Amount (EUR)", widget=forms.NumberInput(attrs={"autofocus": True, "step": "0.01"}))
+
+
+class ChipsForm(PersonFieldsForm):
+    direction = forms.ChoiceField(choices=[("buy", "Cash for chips"), ("cashout", "Chips for cash")])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for item in CHIPS:
+            self.fields[item] = forms.IntegerField(label=str(Item(item).label), min_value=0, initial=0, required=False)
+        self.order_fields(["direction", *CHIPS])
+
+    def chips(self) -> dict[str, int]:
+        return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}
+
+
+class TokensForm(forms.Form):
+    direction = forms.ChoiceField(choices=[("buy", "Cash for tokens"), ("cashout", "Tokens for cash")])
+    count = forms.IntegerField(min_value=1, widget=forms.NumberInput(attrs={"autofocus": True}))
+
+
+class SmartCardForm(PersonFieldsForm):
+    card_number = forms.CharField(max_length=32, widget=forms.TextInput(attrs={"autofocus": True}))
+    credits = forms.DecimalField(
+        label="Credits read (EUR)", max_digits=12, decimal_places=3, min_value=Decimal("0.001")
+    )
+
+
+class ReceiptPayoutForm(PersonFieldsForm):
+    receipt_number = forms.IntegerField(min_value=1, widget=forms.NumberInput(attrs={"autofocus": True}))
+
+
+class CountForm(forms.Form):
+    """A count of the desk: cash in euros, chips and tokens in pieces."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for item in ALL_ITEMS:
+            if item == Item.CASH:
+                self.fields[item] = forms.DecimalField(
+                    label="Cash (EUR)", max_digits=12, decimal_places=2, min_value=Decimal("0")
+                )
+            else:
+                self.fields[item] = forms.IntegerField(label=f"{Item(item).label} (pieces)", min_value=0, initial=0)
+
+    def counted(self) -> dict[str, Decimal | int]:
+        return {item: self.cleaned_data[item] for item in ALL_ITEMS}
+
+
+class OpenShiftForm(CountForm):
+    def __init__(self, *args: Any, desks: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["desk"] = forms.ModelChoiceField(queryset=desks if desks is not None else CashDesk.objects.none())
+        self.order_fields(["desk", *ALL_ITEMS])
+
+
+class HandoverForm(CountForm):
+    def __init__(self, *args: Any, cashiers: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["next_cashier"] = forms.ModelChoiceField(
+            queryset=cashiers if cashiers is not None else User.objects.none()
+        )
+
+
+class TransferForm(forms.Form):
+    direction = forms.ChoiceField(choices=[("drop", "Drop cash to the vault"), ("fill", "Fill cash from the vault")])
+    amount = money_field("Amount (EUR)")
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=255, widget=forms.TextInput(attrs={"autofocus": True}))
+
+
+class MachineReceiptForm(forms.Form):
+    asset_number = forms.CharField(
+        label="Machine asset number", max_length=32, widget=forms.TextInput(attrs={"autofocus": True})
+    )
+    amount = money_field("Unpaid credits (EUR)")
+    reason = forms.CharField(max_length=255, initial="Hopper empty")
+
+
+class DecideHoldForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("pay", "Pay"), ("refuse", "Refuse (void)")])
+    note = forms.CharField(max_length=255, required=False)
+
+
+class ResolveStuckForm(forms.Form):
+    outcome = forms.ChoiceField(
+        choices=[
+            ("taken", "Meters show the credits were added: redeemed"),
+            ("not_taken", "No credits added: valid again"),
+        ]
+    )
+    meter_reading = forms.CharField(max_length=200)
+    reason = forms.CharField(max_length=255)
+
+
+class VoidTicketForm(forms.Form):
+    number = forms.CharField(max_length=40)
+    reason = forms.CharField(max_length=255)
+
+
+class PeriodForm(forms.Form):
+    start = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))

@@ -1,0 +1,174 @@
+"""Manager reports: reads only, each one or two aggregate queries whatever the data's size."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
+from django.db.models.functions import TruncDate
+
+from cashdesk.models import CashTransaction, HoldCase
+from machines.models import Casino
+from tickets.models import Ticket, TicketEvent, TicketEventKind
+from tickets.selectors import stuck_redemptions
+
+
+def _day_bounds(casino: Casino, start: dt.date, end: dt.date) -> tuple[dt.datetime, dt.datetime]:
+    """From the start of gaming day `start` to the end of gaming day `end`."""
+    begin = dt.datetime.combine(start, dt.time(casino.gaming_day_start_hour), tzinfo=casino.zoneinfo)
+    finish = dt.datetime.combine(
+        end + dt.timedelta(days=1), dt.time(casino.gaming_day_start_hour), tzinfo=casino.zoneinfo
+    )
+    return begin, finish
+
+
+def _gaming_day(field: str, casino: Casino) -> TruncDate:
+    shifted = ExpressionWrapper(
+        F(field) - dt.timedelta(hours=casino.gaming_day_start_hour), output_field=DateTimeField()
+    )
+    return TruncDate(shifted, tzinfo=casino.zoneinfo)
+
+
+def tickets_per_gaming_day(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    begin, finish = _day_bounds(casino, start, end)
+    days: dict[dt.date, dict[str, Any]] = {}
+    for label, field, extra in (
+        ("issued", "printed_at", Q()),
+        ("redeemed", "redeemed_at", Q()),
+        ("expired", "expired_at", Q()),
+    ):
+        rows = (
+            Ticket.objects.filter(Q(casino=casino) & extra, **{f"{field}__gte": begin, f"{field}__lt": finish})
+            .annotate(day=_gaming_day(field, casino))
+            .values("day")
+            .annotate(n=Count("id"), total=Sum("amount"))
+        )
+        for found in rows:
+            entry = days.setdefault(found["day"], {"day": found["day"]})
+            entry[f"{label}_count"] = found["n"]
+            entry[f"{label}_amount"] = found["total"]
+    result: list[dict[str, Any]] = []
+    for day in sorted(days):
+        totals = days[day]
+        for label in ("issued", "redeemed", "expired"):
+            totals.setdefault(f"{label}_count", 0)
+            totals.setdefault(f"{label}_amount", Decimal("0"))
+        result.append(totals)
+    return result
+
+
+def outstanding_liability(casino: Casino, at: dt.datetime) -> dict[str, Any]:
+    """Tickets valid at `at`: printed by then and not yet redeemed, expired or voided by then."""
+    open_at = (
+        Ticket.objects.filter(casino=casino, printed_at__lte=at)
+        .exclude(redeemed_at__lte=at)
+        .exclude(expired_at__lte=at)
+        .exclude(voided_at__lte=at)
+    )
+    totals = open_at.aggregate(n=Count("id"), total=Sum("amount"))
+    return {"at": at, "count": totals["n"], "amount": totals["total"] or Decimal("0")}
+
+
+def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    begin, finish = _day_bounds(casino, start, end)
+    rows: list[dict[str, Any]] = []
+    events = (
+        TicketEvent.objects.filter(ticket__casino=casino, created_at__gte=begin, created_at__lt=finish)
+        .filter(
+            Q(kind=TicketEventKind.AMOUNT_MISMATCH)
+            | Q(kind=TicketEventKind.REFUSED, reason="already_redeemed")
+            | Q(kind=TicketEventKind.STUCK)
+        )
+        .select_related("ticket", "machine", "user")
+    )
+    labels = {
+        TicketEventKind.AMOUNT_MISMATCH: "Amount mismatch",
+        TicketEventKind.REFUSED: "Second presentation of a paid ticket",
+        TicketEventKind.STUCK: "Redemption not committed in time",
+    }
+    for event in events.order_by("created_at"):
+        rows.append(
+            {
+                "when": event.created_at,
+                "kind": labels[TicketEventKind(event.kind)],
+                "ticket": event.ticket.validation_number,
+                "amount": event.ticket.amount,
+                "where": event.machine.asset_number
+                if event.machine
+                else (event.user.get_username() if event.user else "system"),
+                "detail": event.details,
+            }
+        )
+    for ticket in stuck_redemptions(casino=casino):
+        rows.append(
+            {
+                "when": ticket.hold_expires_at,
+                "kind": "Still stuck now",
+                "ticket": ticket.validation_number,
+                "amount": ticket.amount,
+                "where": ticket.holder_machine.asset_number if ticket.holder_machine else "",
+                "detail": {},
+            }
+        )
+    for case in HoldCase.objects.filter(
+        casino=casino, decision=HoldCase.Decision.PENDING, overdue_since__isnull=False
+    ).select_related("ticket"):
+        rows.append(
+            {
+                "when": case.overdue_since,
+                "kind": "Hold decision overdue",
+                "ticket": case.ticket.validation_number,
+                "amount": case.ticket.amount,
+                "where": f"case {case.pk}",
+                "detail": {"due": str(case.decision_due)},
+            }
+        )
+    return rows
+
+
+def per_machine(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    begin, finish = _day_bounds(casino, start, end)
+    issued = {
+        row["issuing_machine__asset_number"]: row
+        for row in Ticket.objects.filter(
+            casino=casino, issuing_machine__isnull=False, printed_at__gte=begin, printed_at__lt=finish
+        )
+        .values("issuing_machine__asset_number")
+        .annotate(n=Count("id"), total=Sum("amount"))
+    }
+    redeemed = {
+        row["redeemed_by_machine__asset_number"]: row
+        for row in Ticket.objects.filter(
+            casino=casino, redeemed_by_machine__isnull=False, redeemed_at__gte=begin, redeemed_at__lt=finish
+        )
+        .values("redeemed_by_machine__asset_number")
+        .annotate(n=Count("id"), total=Sum("amount"))
+    }
+    result = []
+    for asset in sorted(set(issued) | set(redeemed)):
+        out: dict[str, Any] = dict(issued.get(asset, {}))
+        into: dict[str, Any] = dict(redeemed.get(asset, {}))
+        result.append(
+            {
+                "machine": asset,
+                "tickets_out": out.get("n", 0),
+                "amount_out": out.get("total") or Decimal("0"),
+                "tickets_in": into.get("n", 0),
+                "amount_in": into.get("total") or Decimal("0"),
+            }
+        )
+    return result
+
+
+def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    begin, finish = _day_bounds(casino, start, end)
+    return [
+        dict(row)
+        for row in CashTransaction.objects.filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
+        .values("desk__code", "kind")
+        .annotate(n=Count("id"), total=Sum("amount"))
+        .order_by("desk__code", "kind")
+    ]
+
+
+__all__ = ["exceptions", "outstanding_liability", "per_desk", "per_machine", "tickets_per_gaming_day"]

@@ -1,0 +1,19 @@
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    """Each role starts on its own page."""
+    user = request.user
+    for perm, target in (
+        ("cashdesk.operate_desk", "desk"),
+        ("cashdesk.supervise_desk", "supervisor"),
+        ("cashdesk.decide_hold", "supervisor"),
+        ("cashdesk.view_reports", "reports"),
+        ("cashdesk.record_receipt", "floor-receipts"),
+    ):
+        if user.has_perm(perm):
+            return redirect(target)
+    return render(request, "cashdesk/no_role.html", status=403)

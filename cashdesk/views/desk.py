@@ -1,0 +1,315 @@
+"""The cashier's screen: works with a scanner and a keyboard alone."""
+
+from decimal import Decimal
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from cashdesk import forms, services
+from cashdesk.errors import CashDeskError
+from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
+from cashdesk.models import CashDesk, CashTransaction, Shift
+from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
+from compliance.services import PersonError
+from tickets.money import cash_payout
+
+CASHIER = "cashdesk.operate_desk"
+
+
+def _balances_context(shift: Shift) -> dict[str, Any]:
+    balances = services.shift_balances(shift)
+    rows = []
+    for item in ALL_ITEMS:
+        pieces = int(balances[item] / DENOMINATIONS[item]) if item in DENOMINATIONS else None
+        rows.append({"label": Item(item).label, "amount": balances[item], "pieces": pieces})
+    return {
+        "shift": shift,
+        "balance_rows": rows,
+        "over_limit": balances[Item.CASH] > shift.desk.cash_limit,
+        "cash": balances[Item.CASH],
+    }
+
+
+def _shift_or_redirect(request: StaffRequest) -> Shift | None:
+    shift = open_shift(request)
+    if shift is None:
+        messages.error(request, "Open a shift first.")
+    return shift
+
+
+def _render(request: StaffRequest, template: str, shift: Shift | None, **context: Any) -> HttpResponse:
+    if shift is not None:
+        context.update(_balances_context(shift))
+    return render(request, template, context)
+
+
+@role_required(CASHIER)
+def desk_home(request: StaffRequest) -> HttpResponse:
+    casino = staff_casino(request)
+    shift = open_shift(request)
+    if shift is None:
+        desks = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).exclude(shifts__closed_at__isnull=True)
+        form = forms.OpenShiftForm(request.POST or None, desks=desks)
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.shift_open(desk=form.cleaned_data["desk"], cashier=request.user, counted=form.counted())
+                messages.success(request, "Shift opened.")
+                return redirect("desk")
+            except CashDeskError as error:
+                form.add_error(None, error.message)
+        return render(request, "cashdesk/open_shift.html", {"form": form})
+    recent = shift.transactions.select_related("ticket").order_by("-id")[:15]
+    return _render(request, "cashdesk/desk.html", shift, number_form=forms.NumberForm(), recent=recent)
+
+
+@role_required(CASHIER)
+def ticket_lookup(request: StaffRequest) -> HttpResponse:
+    shift = _shift_or_redirect(request)
+    if shift is None:
+        return redirect("desk")
+    number_form = forms.NumberForm(request.GET or None)
+    if not number_form.is_valid():
+        return redirect("desk")
+    try:
+        ticket, refusal = services.ticket_present(
+            shift=shift, user=request.user, validation_number=number_form.cleaned_data["number"]
+        )
+    except CashDeskError as error:
+        messages.error(request, error.message)
+        return redirect("desk")
+    return _render(
+        request,
+        "cashdesk/ticket.html",
+        shift,
+        ticket=ticket,
+        refusal=refusal[1] if refusal else None,
+        payout=cash_payout(ticket.amount),
+        pay_form=forms.PayTicketForm(initial={"number": ticket.validation_number}),
+        hold_form=forms.HoldForm(initial={"number": ticket.validation_number}),
+        needs_identity=cash_payout(ticket.amount) > shift.desk.casino.identity_threshold,
+    )
+
+
+def _run(request: StaffRequest, form: Any, action: Any, template: str, shift: Shift, **context: Any) -> HttpResponse:
+    """Validate, call one service, show its receipt; a refusal goes back to the form in plain words."""
+    if request.method == "POST" and form.is_valid():
+        try:
+            tx = action(form)
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        except PersonError:
+            pass
+        else:
+            return redirect("desk-transaction", pk=tx.pk)
+    return _render(request, template, shift, form=form, **context)
+
+
+@role_required(CASHIER)
+def ticket_pay(request: StaffRequest) -> HttpResponse:
+    shift = _shift_or_redirect(request)
+    if shift is None or request.method != "POST":
+        return redirect("desk")
+    form = forms.PayTicketForm(request.POST)
+
+    def pay(form: forms.PayTicketForm) -> CashTransaction:
+        return services.ticket_payout(
+            shift=shift,
+            user=request.user,
+            validation_number=form.cleaned_data["number"],
+            person=form.person(),
+            printed_amount=form.cleaned_data.get("printed_amount"),
+        )
+
+    return _run(request, form, pay, "cashdesk/form.html", shift, title="Pay ticket")
+
+
+@role_required(CASHIER)
+def ticket_hold(request: StaffRequest) -> HttpResponse:
+    shift = _shift_or_redirect(request)
+    if shift is None or request.method != "POST":
+        return redirect("desk")
+    form = forms.HoldForm(request.POST)
+    if form.is_valid():
+        try:
+            case = services.ticket_hold(
+                shift=shift,
+                user=request.user,
+                validation_number=form.cleaned_data["number"],
+                reason=form.cleaned_data["reason"],
+                note=form.cleaned_data["note"],
+            )
+        except CashDeskError as error:
+            messages.error(request, error.message)
+        else:
+            messages.warning(request, f"Ticket put on hold: case {case.pk}, decision due {case.decision_due:%Y-%m-%d}.")
+    return redirect("desk")
+
+
+def _simple(template_title: str, form_class: Any, call: Any) -> Any:
+    @role_required(CASHIER)
+    def view(request: StaffRequest) -> HttpResponse:
+        shift = _shift_or_redirect(request)
+        if shift is None:
+            return redirect("desk")
+        form = form_class(request.POST or None)
+        return _run(request, form, lambda f: call(request, shift, f), "cashdesk/form.html", shift, title=template_title)
+
+    return view
+
+
+sell = _simple(
+    "Sell a ticket",
+    forms.SellForm,
+    lambda r, s, f: services.ticket_sell(shift=s, user=r.user, amount=f.cleaned_data["amount"], person=f.person()),
+)
+
+
+def _chips(request: StaffRequest, shift: Shift, form: forms.ChipsForm) -> CashTransaction:
+    call = services.chips_buy if form.cleaned_data["direction"] == "buy" else services.chips_cashout
+    return call(shift=shift, user=request.user, chips=form.chips(), person=form.person())
+
+
+chips = _simple("Value chips", forms.ChipsForm, _chips)
+
+
+def _tokens(request: StaffRequest, shift: Shift, form: forms.TokensForm) -> CashTransaction:
+    call = services.tokens_buy if form.cleaned_data["direction"] == "buy" else services.tokens_cashout
+    return call(shift=shift, user=request.user, count=form.cleaned_data["count"])
+
+
+tokens = _simple("Slot tokens", forms.TokensForm, _tokens)
+smartcard = _simple(
+    "Smart card payout",
+    forms.SmartCardForm,
+    lambda r, s, f: services.smartcard_payout(
+        shift=s,
+        user=r.user,
+        card_number=f.cleaned_data["card_number"],
+        credits=f.cleaned_data["credits"],
+        person=f.person(),
+    ),
+)
+receipt_payout = _simple(
+    "Pay a machine receipt",
+    forms.ReceiptPayoutForm,
+    lambda r, s, f: services.machine_receipt_pay(
+        shift=s, user=r.user, number=f.cleaned_data["receipt_number"], person=f.person()
+    ),
+)
+
+
+@role_required(CASHIER)
+def transfer(request: StaffRequest) -> HttpResponse:
+    shift = _shift_or_redirect(request)
+    if shift is None:
+        return redirect("desk")
+    form = forms.TransferForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.transfer_request(
+                shift=shift,
+                user=request.user,
+                direction=form.cleaned_data["direction"],
+                amount=form.cleaned_data["amount"],
+            )
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.info(request, "Transfer requested; a supervisor approves it.")
+            return redirect("desk")
+    return _render(request, "cashdesk/form.html", shift, form=form, title="Vault transfer")
+
+
+@role_required(CASHIER)
+def reversal(request: StaffRequest, pk: int) -> HttpResponse:
+    shift = _shift_or_redirect(request)
+    if shift is None:
+        return redirect("desk")
+    original = get_object_or_404(CashTransaction, pk=pk, shift=shift)
+    form = forms.ReasonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.reversal_request(original=original, user=request.user, reason=form.cleaned_data["reason"])
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.info(request, "Reversal requested; a supervisor other than you approves it.")
+            return redirect("desk")
+    return _render(request, "cashdesk/form.html", shift, form=form, title=f"Reverse {original}")
+
+
+def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
+    shift = _shift_or_redirect(request)
+    if shift is None:
+        return redirect("desk")
+    casino = staff_casino(request)
+    if handover:
+        cashiers = (
+            User.objects.filter(assignment__casino=casino, groups__permissions__codename="operate_desk", is_active=True)
+            .exclude(pk=request.user.pk)
+            .distinct()
+        )
+        form: forms.CountForm = forms.HandoverForm(request.POST or None, cashiers=cashiers)
+    else:
+        form = forms.CountForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            if handover:
+                services.shift_handover(
+                    shift=shift,
+                    user=request.user,
+                    counted=form.counted(),
+                    next_cashier=form.cleaned_data["next_cashier"],
+                )
+            else:
+                services.shift_close(shift=shift, user=request.user, counted=form.counted())
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("shift-summary", pk=shift.pk)
+    return _render(
+        request, "cashdesk/form.html", shift, form=form, title="Hand over the shift" if handover else "Close the shift"
+    )
+
+
+@role_required(CASHIER)
+def close_shift(request: StaffRequest) -> HttpResponse:
+    return _count_view(request, handover=False)
+
+
+@role_required(CASHIER)
+def handover(request: StaffRequest) -> HttpResponse:
+    return _count_view(request, handover=True)
+
+
+@role_required(CASHIER, "cashdesk.supervise_desk", "cashdesk.view_reports")
+def shift_summary(request: StaffRequest, pk: int) -> HttpResponse:
+    shift = get_object_or_404(Shift.objects.select_related("desk"), pk=pk, desk__casino=staff_casino(request))
+    may_see_all = request.user.has_perm("cashdesk.supervise_desk") or request.user.has_perm("cashdesk.view_reports")
+    if not may_see_all and shift.cashier_id != request.user.pk:
+        return redirect("desk")
+    counts = shift.counts.prefetch_related("lines").order_by("counted_at")
+    return render(request, "cashdesk/shift_summary.html", {"summary_shift": shift, "counts": counts})
+
+
+@role_required(CASHIER, "cashdesk.supervise_desk")
+def transaction_detail(request: StaffRequest, pk: int) -> HttpResponse:
+    tx = get_object_or_404(
+        CashTransaction.objects.select_related("desk", "ticket", "shift"), pk=pk, casino=staff_casino(request)
+    )
+    if not request.user.has_perm("cashdesk.supervise_desk") and tx.created_by_id != request.user.pk:
+        return redirect("desk")
+    shift = open_shift(request)
+    return _render(
+        request,
+        "cashdesk/transaction.html",
+        shift,
+        tx=tx,
+        receipt_url=reverse("receipt-pdf", args=[tx.pk]),
+        reversible=tx.kind in services.REVERSIBLE_KINDS,
+        total=Decimal(tx.amount),
+    )

@@ -1,0 +1,34 @@
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+
+from cashdesk import forms, services
+from cashdesk.errors import CashDeskError
+from cashdesk.models import MachineReceipt
+from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from machines.models import Machine
+
+
+@role_required("cashdesk.record_receipt")
+def machine_receipts(request: StaffRequest) -> HttpResponse:
+    casino = staff_casino(request)
+    form = forms.MachineReceiptForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        machine = Machine.objects.filter(casino=casino, asset_number=form.cleaned_data["asset_number"]).first()
+        if machine is None:
+            form.add_error("asset_number", "No machine with this asset number in this casino.")
+        else:
+            try:
+                receipt = services.machine_receipt_record(
+                    machine=machine,
+                    amount=form.cleaned_data["amount"],
+                    reason=form.cleaned_data["reason"],
+                    user=request.user,
+                )
+            except CashDeskError as error:
+                form.add_error(None, error.message)
+            else:
+                messages.success(request, f"Receipt {receipt.number} recorded; print it for the player.")
+                return redirect("floor-receipts")
+    receipts = MachineReceipt.objects.filter(casino=casino).select_related("machine", "paid_by")[:30]
+    return render(request, "cashdesk/floor.html", {"form": form, "receipts": receipts})

@@ -1,0 +1,142 @@
+from django.contrib import messages
+from django.db.models import Case, IntegerField, Value, When
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from cashdesk import forms, services
+from cashdesk.errors import CashDeskError
+from cashdesk.models import HoldCase, ReversalRequest, Shift, Transfer
+from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from tickets.models import Ticket
+from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.selectors import stuck_redemptions
+
+SUPERVISOR = "cashdesk.supervise_desk"
+DECIDER = "cashdesk.decide_hold"
+
+
+@role_required(SUPERVISOR, DECIDER)
+def supervisor_home(request: StaffRequest) -> HttpResponse:
+    casino = staff_casino(request)
+    is_supervisor = request.user.has_perm(SUPERVISOR)
+    holds = (
+        HoldCase.objects.filter(casino=casino, decision=HoldCase.Decision.PENDING)
+        .select_related("ticket", "opened_by")
+        .annotate(
+            overdue_first=Case(
+                When(overdue_since__isnull=False, then=Value(0)), default=Value(1), output_field=IntegerField()
+            )
+        )
+        .order_by("overdue_first", "decision_due", "id")
+    )
+    context = {
+        "holds": holds,
+        "decide_form": forms.DecideHoldForm(),
+        "is_supervisor": is_supervisor,
+    }
+    if is_supervisor:
+        context.update(
+            transfers=Transfer.objects.filter(
+                shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
+            ).select_related("shift__desk", "requested_by"),
+            reversals=ReversalRequest.objects.filter(original__casino=casino, reversal__isnull=True).select_related(
+                "original", "requested_by"
+            ),
+            stuck=stuck_redemptions(casino=casino),
+            resolve_form=forms.ResolveStuckForm(),
+            void_form=forms.VoidTicketForm(),
+            open_shifts=Shift.objects.filter(desk__casino=casino, closed_at__isnull=True).select_related(
+                "desk", "cashier"
+            ),
+        )
+    return render(request, "cashdesk/supervisor.html", context)
+
+
+def _done(request: StaffRequest, action: object, success: str) -> HttpResponse:
+    try:
+        action()  # type: ignore[operator]
+    except CashDeskError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, success)
+    return redirect("supervisor")
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def approve_transfer(request: StaffRequest, pk: int) -> HttpResponse:
+    transfer = get_object_or_404(Transfer, pk=pk, shift__desk__casino=staff_casino(request))
+    return _done(
+        request, lambda: services.transfer_approve(transfer=transfer, supervisor=request.user), "Transfer approved."
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def approve_reversal(request: StaffRequest, pk: int) -> HttpResponse:
+    reversal = get_object_or_404(ReversalRequest, pk=pk, original__casino=staff_casino(request))
+    return _done(
+        request, lambda: services.reversal_approve(request=reversal, supervisor=request.user), "Reversal approved."
+    )
+
+
+@require_POST
+@role_required(DECIDER)
+def decide_hold(request: StaffRequest, pk: int) -> HttpResponse:
+    case = get_object_or_404(HoldCase, pk=pk, casino=staff_casino(request))
+    form = forms.DecideHoldForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose pay or refuse.")
+        return redirect("supervisor")
+    pay = form.cleaned_data["decision"] == "pay"
+    return _done(
+        request,
+        lambda: services.hold_decide(case=case, user=request.user, pay=pay, note=form.cleaned_data["note"]),
+        "Decision recorded." + (" A cashier can now pay the ticket." if pay else " The ticket is void."),
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def resolve_stuck(request: StaffRequest, pk: int) -> HttpResponse:
+    ticket = get_object_or_404(Ticket, pk=pk, casino=staff_casino(request))
+    form = forms.ResolveStuckForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the outcome, the meter reading and the reason.")
+        return redirect("supervisor")
+    data = form.cleaned_data
+    return _done(
+        request,
+        lambda: services.ticket_resolve_stuck(
+            ticket=ticket,
+            user=request.user,
+            credits_taken=data["outcome"] == "taken",
+            meter_reading=data["meter_reading"],
+            reason=data["reason"],
+        ),
+        "Stuck redemption resolved.",
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def void_ticket(request: StaffRequest) -> HttpResponse:
+    form = forms.VoidTicketForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the ticket number and the reason.")
+        return redirect("supervisor")
+    try:
+        number = parse_validation_number(form.cleaned_data["number"])
+    except InvalidValidationNumber:
+        messages.error(request, "This is not a valid ticket number.")
+        return redirect("supervisor")
+    ticket = Ticket.objects.filter(casino=staff_casino(request), validation_number=number).first()
+    if ticket is None:
+        messages.error(request, "No such ticket in this casino.")
+        return redirect("supervisor")
+    return _done(
+        request,
+        lambda: services.ticket_void(ticket=ticket, user=request.user, reason=form.cleaned_data["reason"]),
+        "Ticket voided.",
+    )
