@@ -191,6 +191,7 @@ CELERY_BEAT_SCHEDULE = {
     "expire-due-tickets": {"task": "tickets.expire_due_tickets", "schedule": 60.0},
     "report-stuck-redemptions": {"task": "tickets.report_stuck_redemptions", "schedule": 30.0},
     "purge-idempotency-records": {"task": "tickets.purge_request_records", "schedule": 3600.0},
+    "mark-overdue-holds": {"task": "cashdesk.mark_overdue_holds", "schedule": 900.0},
 }
 
 # --- Logging --------------------------------------------------------------

@@ -52,7 +52,8 @@ def desk_home(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     shift = open_shift(request)
     if shift is None:
-        desks = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).exclude(shifts__closed_at__isnull=True)
+        busy = Shift.objects.filter(closed_at__isnull=True).values("desk")
+        desks = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).exclude(pk__in=busy)
         form = forms.OpenShiftForm(request.POST or None, desks=desks)
         if request.method == "POST" and form.is_valid():
             try:

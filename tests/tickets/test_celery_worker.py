@@ -84,7 +84,12 @@ def test_worker_on_redis_expires_a_due_ticket(casino, tmp_path):
     assert "tickets.expire_due_tickets" in output
 
 
-def test_beat_schedules_the_three_jobs():
+def test_beat_schedules_the_jobs():
     tasks = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert tasks == {"tickets.expire_due_tickets", "tickets.report_stuck_redemptions", "tickets.purge_request_records"}
+    assert tasks == {
+        "tickets.expire_due_tickets",
+        "tickets.report_stuck_redemptions",
+        "tickets.purge_request_records",
+        "cashdesk.mark_overdue_holds",
+    }
     assert set(app.tasks) >= tasks

@@ -3,9 +3,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from cashdesk.models import CashDesk, StaffAssignment
 from machines.keys import hash_key
 from machines.models import Casino, Game, Machine
 
@@ -41,6 +43,15 @@ MODELS = [
 ]
 MACHINES_PER_CASINO = 8
 DEMO_ADMIN_PASSWORD = "demo-admin-2026"
+DEMO_STAFF_PASSWORD = "demo-staff-2026"
+DEMO_STAFF = [
+    ("kasininke", "cashier"),
+    ("kasininkas", "cashier"),
+    ("salesdarbuotojas", "floor_attendant"),
+    ("pamainosvadove", "shift_supervisor"),
+    ("atitiktis", "compliance_officer"),
+    ("vadovas", "manager"),
+]
 
 
 def demo_key(casino_code: str, asset_number: str) -> str:
@@ -81,8 +92,23 @@ class Command(BaseCommand):
             user_model = get_user_model()
             if not user_model.objects.filter(username="admin").exists():
                 user_model.objects.create_superuser("admin", "admin@example.invalid", DEMO_ADMIN_PASSWORD)
+            for casino in Casino.objects.filter(code__in=[spec["code"] for spec in CASINOS]):
+                CashDesk.objects.get_or_create(casino=casino, code="K1", defaults={"name": "Kasa 1"})
+                CashDesk.objects.get_or_create(casino=casino, code="K2", defaults={"name": "Kasa 2"})
+                CashDesk.objects.get_or_create(
+                    casino=casino, code="V", defaults={"name": "Seifas", "kind": CashDesk.Kind.VAULT}
+                )
+                for username, role in DEMO_STAFF:
+                    name = f"{username}-{casino.code.lower()}"
+                    user = user_model.objects.filter(username=name).first()
+                    if user is None:
+                        user = user_model.objects.create_user(name, password=DEMO_STAFF_PASSWORD)
+                        user.groups.add(Group.objects.get(name=role))
+                        StaffAssignment.objects.create(user=user, casino=casino)
+        staff = ", ".join(f"{username}-tor ({role})" for username, role in DEMO_STAFF)
         self.stdout.write(
             f"Demo data ready: {Casino.objects.count()} casinos, {Machine.objects.count()} machines.\n"
             f"Machine keys: demo-<casino code>-<asset>, e.g. {demo_key('TOR', '1001')}\n"
-            f"Admin: admin / {DEMO_ADMIN_PASSWORD}"
+            f"Admin: admin / {DEMO_ADMIN_PASSWORD}\n"
+            f"Staff (password {DEMO_STAFF_PASSWORD}): {staff}; the same with -adm for Casino Admiral"
         )

@@ -1,0 +1,224 @@
+"""The web UI through the Django test client: the cashier's day, and who may open what."""
+
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+
+from cashdesk import services
+from cashdesk.models import CashTransaction, HoldCase, MachineReceipt, StaffAssignment
+from tests.cashdesk.conftest import FLOAT
+from tests.factories import make_user
+from tickets.models import Ticket
+
+
+@pytest.fixture
+def staff(casino, cashier, cashier2, supervisor, floor, compliance, manager):
+    users = {
+        "cashier": cashier,
+        "cashier2": cashier2,
+        "supervisor": supervisor,
+        "floor": floor,
+        "compliance": compliance,
+        "manager": manager,
+        "nobody": make_user("norole"),
+    }
+    for user in users.values():
+        StaffAssignment.objects.create(user=user, casino=casino)
+    return users
+
+
+def login(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _count_post(**overrides):
+    data = {item: str(value) for item, value in FLOAT.items()}
+    data.update({k: str(v) for k, v in overrides.items()})
+    return data
+
+
+def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
+    client = login(staff["cashier"])
+
+    # Open the shift with the counted float.
+    assert client.get("/desk/").status_code == 200
+    response = client.post("/desk/", _count_post(desk=desk.pk))
+    assert response.status_code == 302
+    page = client.get("/desk/")
+    assert b"Scan or type the ticket number" in page.content
+    assert b"autofocus" in page.content
+
+    # Pay a ticket a machine printed: scan, see, Enter.
+    number = api.issued_ticket("150.505")
+    grouped = f"{number[:2]}-{number[2:6]}-{number[6:10]}-{number[10:14]}-{number[14:]}"
+    seen = client.get("/desk/ticket/", {"number": grouped})
+    assert "Pay 150,51 EUR" in seen.content.decode()  # Lithuanian number format
+    paid = client.post("/desk/ticket/pay/", {"number": number})
+    assert paid.status_code == 302
+    tx = CashTransaction.objects.get(kind="ticket_payout")
+    assert paid["Location"] == f"/desk/transactions/{tx.pk}/"
+    assert tx.amount == Decimal("150.51")
+    receipt = client.get(f"/documents/receipt/{tx.pk}.pdf")
+    assert receipt["Content-Type"] == "application/pdf"
+
+    # The same ticket again: refused in plain words, and recorded.
+    again = client.get("/desk/ticket/", {"number": number})
+    assert b"Already paid on" in again.content
+    assert Ticket.objects.get(validation_number=number).events.filter(kind="refused").count() == 1
+
+    # Sell a ticket and print its voucher.
+    sold = client.post("/desk/sell/", {"amount": "25.00"})
+    sale = CashTransaction.objects.get(kind="ticket_sale")
+    assert sold["Location"] == f"/desk/transactions/{sale.pk}/"
+    assert client.get(f"/documents/voucher/{sale.ticket_id}.pdf").status_code == 200
+
+    # Chips over 1000 EUR: refused without a person, done with a new one.
+    refused = client.post("/desk/chips/", {"direction": "buy", "chip_500": "3"})
+    assert b"identify the person" in refused.content
+    assert not CashTransaction.objects.filter(kind="chips_buy").exists()
+    person = {
+        "document_type": "id_card",
+        "document_number": "LT 99887766",
+        "given_names": "Rūta",
+        "surnames": "Žemaitė",
+        "date_of_birth": "1985-03-04",
+    }
+    done = client.post("/desk/chips/", {"direction": "buy", "chip_500": "3", **person})
+    assert done.status_code == 302
+    chips_tx = CashTransaction.objects.get(kind="chips_buy")
+    assert chips_tx.person.surnames == "Žemaitė"
+    assert chips_tx.person.document_number == "LT99887766"
+
+    # Tokens, a smart card, a machine receipt recorded on the floor.
+    assert client.post("/desk/tokens/", {"direction": "buy", "count": "20"}).status_code == 302
+    assert client.post("/desk/smartcard/", {"card_number": "SC77", "credits": "12.345"}).status_code == 302
+    machine_receipt = services.machine_receipt_record(
+        machine=api.machine, amount=Decimal("40.00"), reason="hopper", user=floor
+    )
+    assert client.post("/desk/receipt-payout/", {"receipt_number": machine_receipt.number}).status_code == 302
+    assert MachineReceipt.objects.get(pk=machine_receipt.pk).paid_by is not None
+
+    # Put a suspicious ticket on hold.
+    suspicious = api.issued_ticket("77.00")
+    client.post("/desk/ticket/hold/", {"number": suspicious, "reason": "suspected_copy", "note": "blurred"})
+    assert Ticket.objects.get(validation_number=suspicious).state == "on_hold"
+    assert HoldCase.objects.filter(ticket__validation_number=suspicious).exists()
+
+    # Close with a count 10 EUR short: the variance is recorded and shown.
+    shift = staff["cashier"].shifts.get()
+    expected_cash = services.shift_balances(shift)["cash"]
+    balances = services.shift_balances(shift)
+    counted = {
+        "cash": str(expected_cash - Decimal("10.00")),
+        **{
+            item: str(int(balances[item] / services.count_amounts({item: 1})[item])) for item in FLOAT if item != "cash"
+        },
+    }
+    closed = client.post("/desk/close/", counted)
+    assert closed.status_code == 302
+    summary = client.get(closed["Location"])
+    assert "-10,00" in summary.content.decode()
+    report = client.get(f"/documents/shift/{shift.pk}.pdf")
+    assert report["Content-Type"] == "application/pdf"
+
+
+def test_supervisor_approves_a_drop_and_decides_a_hold(api, staff, shift, vault):
+    cashier = login(staff["cashier"])
+    cashier.post("/desk/transfer/", {"direction": "drop", "amount": "5000.00"})
+    number = api.issued_ticket("60.00")
+    case = services.ticket_hold(shift=shift, user=staff["cashier"], validation_number=number, reason="damage")
+
+    supervisor = login(staff["supervisor"])
+    page = supervisor.get("/supervisor/")
+    assert page.status_code == 200
+    transfer = shift.transfers.get()
+    supervisor.post(f"/supervisor/transfers/{transfer.pk}/approve/")
+    assert services.vault_balance(vault)["cash"] == Decimal("5000.00")
+    supervisor.post(f"/supervisor/holds/{case.pk}/decide/", {"decision": "pay", "note": "ok"})
+    assert HoldCase.objects.get(pk=case.pk).decision == "pay"
+
+    # The cashier can now pay it.
+    cashier.post("/desk/ticket/pay/", {"number": number})
+    assert Ticket.objects.get(validation_number=number).state == "redeemed"
+
+
+def test_a_cashier_cannot_approve_their_own_transfer_even_by_url(staff, shift):
+    client = login(staff["cashier"])
+    client.post("/desk/transfer/", {"direction": "drop", "amount": "100.00"})
+    transfer = shift.transfers.get()
+    assert client.post(f"/supervisor/transfers/{transfer.pk}/approve/").status_code == 403
+    assert shift.transfers.get().transaction is None
+
+
+def test_manager_reports_and_csv(api, staff, shift):
+    number = api.issued_ticket("10.00")
+    services.ticket_payout(shift=shift, user=staff["cashier"], validation_number=number)
+    client = login(staff["manager"])
+    for report in ("daily", "liability", "exceptions", "machines", "desks"):
+        page = client.get("/reports/", {"report": report})
+        assert page.status_code == 200, report
+        csv = client.get("/reports/", {"report": report, "format": "csv"})
+        assert csv["Content-Type"].startswith("text/csv")
+        assert csv.content.splitlines()[0]
+    daily = client.get("/reports/", {"report": "desks", "format": "csv"}).content.decode()
+    assert "K1,ticket_payout,1,10.00" in daily
+
+
+ROLES = ["anonymous", "nobody", "cashier", "floor", "supervisor", "compliance", "manager"]
+# Which roles may GET each page (everyone else: login redirect for anonymous, 403 otherwise).
+PAGES = {
+    "/desk/": {"cashier"},
+    "/desk/sell/": {"cashier"},
+    "/desk/chips/": {"cashier"},
+    "/desk/tokens/": {"cashier"},
+    "/desk/smartcard/": {"cashier"},
+    "/desk/receipt-payout/": {"cashier"},
+    "/desk/transfer/": {"cashier"},
+    "/desk/close/": {"cashier"},
+    "/desk/handover/": {"cashier"},
+    "/floor/receipts/": {"floor"},
+    "/supervisor/": {"supervisor", "compliance"},
+    "/reports/": {"supervisor", "manager"},
+}
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_is_checked_against_every_role(staff, shift, path):
+    for role in ROLES:
+        client = Client() if role == "anonymous" else login(staff[role])
+        status = client.get(path).status_code
+        if role in PAGES[path]:
+            assert status in (200, 302), (path, role, status)
+            if status == 302:
+                assert path.startswith("/desk/")  # a cashier without a shift is sent to open one
+        elif role == "anonymous":
+            assert status == 302, (path, role)
+        else:
+            assert status == 403, (path, role, status)
+
+
+def test_floor_attendant_cannot_pay(api, staff, shift):
+    number = api.issued_ticket()
+    response = login(staff["floor"]).post("/desk/ticket/pay/", {"number": number})
+    assert response.status_code == 403
+    assert Ticket.objects.get(validation_number=number).state == "issued"
+
+
+def test_staff_of_another_casino_see_nothing_here(staff, shift, other_casino):
+    outsider = make_user("outsider", "shift_supervisor")
+    StaffAssignment.objects.create(user=outsider, casino=other_casino)
+    tx = services.tokens_buy(shift=shift, user=staff["cashier"], count=2)
+    client = login(outsider)
+    assert client.get(f"/documents/receipt/{tx.pk}.pdf").status_code == 404
+    assert client.get(f"/desk/transactions/{tx.pk}/").status_code == 404
+
+
+def test_home_sends_each_role_to_its_page(staff):
+    expected = {"cashier": "/desk/", "floor": "/floor/receipts/", "supervisor": "/supervisor/", "manager": "/reports/"}
+    for role, target in expected.items():
+        assert login(staff[role]).get("/")["Location"] == target
+    assert login(staff["nobody"]).get("/").status_code == 403
+    assert Client().get("/")["Location"].startswith("/accounts/login/")
