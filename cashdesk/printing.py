@@ -23,7 +23,7 @@ from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount
 from cashdesk.services.ledger import opening_amounts, shift_balances
 from tickets.models import Ticket
-from tickets.money import amount_in_words, format_amount
+from tickets.money import amount_in_words, format_eur
 from tickets.numbers import display_validation_number
 
 _FONTS = Path(__file__).resolve().parent / "fonts"
@@ -59,11 +59,7 @@ def _local(moment: object) -> str:
 
 
 def eur(amount: Decimal) -> str:
-    """An amount as the casino prints it: 1 234,56 EUR."""
-    text = format_amount(amount)
-    whole, _, fraction = text.partition(".")
-    grouped = f"{int(whole):,}".replace(",", "\u00a0")
-    return f"{grouped},{fraction} EUR"
+    return format_eur(amount)
 
 
 def voucher_pdf(ticket: Ticket) -> bytes:
@@ -246,8 +242,6 @@ def shift_report_pdf(shift: Shift) -> bytes:
 
 
 def _signed(amount: Decimal) -> str:
-    if amount < 0:
-        return "−" + eur(-amount)
     return ("+" if amount > 0 else "") + eur(amount)
 
 

@@ -33,6 +33,14 @@ def format_amount(amount: Decimal) -> str:
     return str(quantized)
 
 
+def format_eur(amount: Decimal) -> str:
+    """As the casino prints and shows amounts: 1 234,56 EUR (a third decimal only when a ticket has one)."""
+    sign = "−" if amount < 0 else ""
+    whole, _, fraction = format_amount(abs(amount)).partition(".")
+    grouped = f"{int(whole):,}".replace(",", "\u00a0")
+    return f"{sign}{grouped},{fraction}\u00a0EUR"
+
+
 def cash_payout(amount: Decimal) -> Decimal:
     """The cash paid for a ticket: rounded UP to the cent, in the player's favour.
 

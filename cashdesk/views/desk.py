@@ -15,6 +15,7 @@ from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import CashDesk, CashTransaction, Shift
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from compliance.services import PersonError
+from tickets.models import Ticket
 from tickets.money import cash_payout
 
 CASHIER = "cashdesk.operate_desk"
@@ -67,6 +68,27 @@ def desk_home(request: StaffRequest) -> HttpResponse:
     return _render(request, "cashdesk/desk.html", shift, number_form=forms.NumberForm(), recent=recent)
 
 
+def _ticket_page(
+    request: StaffRequest,
+    shift: Shift,
+    ticket: Ticket,
+    refusal: str | None,
+    pay_form: forms.PayTicketForm | None = None,
+) -> HttpResponse:
+    payout = cash_payout(ticket.amount)
+    return _render(
+        request,
+        "cashdesk/ticket.html",
+        shift,
+        ticket=ticket,
+        refusal=refusal,
+        payout=payout,
+        pay_form=pay_form or forms.PayTicketForm(initial={"number": ticket.validation_number}),
+        hold_form=forms.HoldForm(initial={"number": ticket.validation_number}),
+        needs_identity=payout > shift.desk.casino.identity_threshold,
+    )
+
+
 @role_required(CASHIER)
 def ticket_lookup(request: StaffRequest) -> HttpResponse:
     shift = _shift_or_redirect(request)
@@ -82,17 +104,7 @@ def ticket_lookup(request: StaffRequest) -> HttpResponse:
     except CashDeskError as error:
         messages.error(request, error.message)
         return redirect("desk")
-    return _render(
-        request,
-        "cashdesk/ticket.html",
-        shift,
-        ticket=ticket,
-        refusal=refusal[1] if refusal else None,
-        payout=cash_payout(ticket.amount),
-        pay_form=forms.PayTicketForm(initial={"number": ticket.validation_number}),
-        hold_form=forms.HoldForm(initial={"number": ticket.validation_number}),
-        needs_identity=cash_payout(ticket.amount) > shift.desk.casino.identity_threshold,
-    )
+    return _ticket_page(request, shift, ticket, refusal[1] if refusal else None)
 
 
 def _run(request: StaffRequest, form: Any, action: Any, template: str, shift: Shift, **context: Any) -> HttpResponse:
@@ -115,17 +127,29 @@ def ticket_pay(request: StaffRequest) -> HttpResponse:
     if shift is None or request.method != "POST":
         return redirect("desk")
     form = forms.PayTicketForm(request.POST)
-
-    def pay(form: forms.PayTicketForm) -> CashTransaction:
-        return services.ticket_payout(
-            shift=shift,
-            user=request.user,
-            validation_number=form.cleaned_data["number"],
-            person=form.person(),
-            printed_amount=form.cleaned_data.get("printed_amount"),
-        )
-
-    return _run(request, form, pay, "cashdesk/form.html", shift, title="Pay ticket")
+    if form.is_valid():
+        try:
+            tx = services.ticket_payout(
+                shift=shift,
+                user=request.user,
+                validation_number=form.cleaned_data["number"],
+                person=form.person(),
+                printed_amount=form.cleaned_data.get("printed_amount"),
+            )
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        except PersonError:
+            pass
+        else:
+            return redirect("desk-transaction", pk=tx.pk)
+    # Back to the ticket, with what went wrong; the ticket is shown as it is now.
+    ticket = Ticket.objects.filter(
+        casino=shift.desk.casino, validation_number=(form.data.get("number") or "").strip()
+    ).first()
+    if ticket is None:
+        messages.error(request, "No such ticket in this casino.")
+        return redirect("desk")
+    return _ticket_page(request, shift, ticket, None, pay_form=form)
 
 
 @role_required(CASHIER)

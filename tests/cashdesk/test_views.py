@@ -55,7 +55,7 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     number = api.issued_ticket("150.505")
     grouped = f"{number[:2]}-{number[2:6]}-{number[6:10]}-{number[10:14]}-{number[14:]}"
     seen = client.get("/desk/ticket/", {"number": grouped})
-    assert "Pay 150,51 EUR" in seen.content.decode()  # Lithuanian number format
+    assert "Pay 150,51\u00a0EUR" in seen.content.decode()  # the casino writes 1 234,56 EUR
     paid = client.post("/desk/ticket/pay/", {"number": number})
     assert paid.status_code == 302
     tx = CashTransaction.objects.get(kind="ticket_payout")
@@ -120,7 +120,7 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     closed = client.post("/desk/close/", counted)
     assert closed.status_code == 302
     summary = client.get(closed["Location"])
-    assert "-10,00" in summary.content.decode()
+    assert "−10,00\u00a0EUR" in summary.content.decode()
     report = client.get(f"/documents/shift/{shift.pk}.pdf")
     assert report["Content-Type"] == "application/pdf"
 
@@ -222,3 +222,56 @@ def test_home_sends_each_role_to_its_page(staff):
         assert login(staff[role]).get("/")["Location"] == target
     assert login(staff["nobody"]).get("/").status_code == 403
     assert Client().get("/")["Location"].startswith("/accounts/login/")
+
+
+ACTIONS = {
+    "/desk/ticket/pay/": {"cashier"},
+    "/desk/ticket/hold/": {"cashier"},
+    "/supervisor/transfers/1/approve/": {"supervisor"},
+    "/supervisor/reversals/1/approve/": {"supervisor"},
+    "/supervisor/holds/1/decide/": {"supervisor", "compliance"},
+    "/supervisor/tickets/1/resolve/": {"supervisor"},
+    "/supervisor/tickets/void/": {"supervisor"},
+}
+
+
+@pytest.mark.parametrize("path", list(ACTIONS))
+def test_every_action_is_refused_to_roles_without_it(staff, path):
+    for role in ROLES:
+        if role in ACTIONS[path]:
+            continue
+        client = Client() if role == "anonymous" else login(staff[role])
+        status = client.post(path, {}).status_code
+        assert status == (302 if role == "anonymous" else 403), (path, role, status)
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("/documents/receipt/{tx}.pdf", {"cashier", "supervisor"}),
+        ("/documents/shift/{shift}.pdf", {"cashier", "supervisor", "manager"}),
+        ("/documents/machine-receipt/{receipt}.pdf", {"cashier", "floor"}),
+    ],
+)
+def test_documents_are_shown_only_to_who_needs_them(api, staff, shift, floor, path, allowed):
+    tx = services.tokens_buy(shift=shift, user=staff["cashier"], count=1)
+    receipt = services.machine_receipt_record(machine=api.machine, amount=Decimal("1.00"), reason="r", user=floor)
+    url = path.format(tx=tx.pk, shift=shift.pk, receipt=receipt.pk)
+    for role in ROLES:
+        client = Client() if role == "anonymous" else login(staff[role])
+        status = client.get(url).status_code
+        if role in allowed:
+            assert status == 200, (url, role)
+        else:
+            assert status in (302, 403), (url, role, status)
+
+
+def test_a_refused_payout_goes_back_to_the_ticket_with_the_reason(api, staff, shift):
+    number = api.issued_ticket("1500.00")
+    page = login(staff["cashier"]).post("/desk/ticket/pay/", {"number": number})
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "identify the person" in text
+    assert number in text
+    assert "1\u00a0500,00\u00a0EUR" in text
+    assert Ticket.objects.get(validation_number=number).state == "issued"
