@@ -23,34 +23,48 @@ class NumberForm(forms.Form):
 
 
 class PersonFieldsForm(forms.Form):
-    """The person a transaction is for; required by the service above the casino's threshold."""
+    """The person a transaction is for: found by personal code or document, or entered new.
 
+    Required by the service above the casino's threshold; a returning person
+    needs only the personal code or the document's type and number.
+    """
+
+    personal_code = forms.CharField(label="Personal code (asmens kodas)", max_length=20, required=False)
     document_type = forms.ChoiceField(
         label="Document", choices=[("", "—"), *Person.DocumentType.choices], required=False
     )
     document_number = forms.CharField(label="Document number", max_length=40, required=False)
     document_country = forms.CharField(label="Issued by (country)", max_length=2, initial="LT", required=False)
+    document_expiry = forms.DateField(
+        label="Document valid until", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
     given_names = forms.CharField(label="Given names", max_length=120, required=False)
     surnames = forms.CharField(label="Surnames", max_length=120, required=False)
     date_of_birth = forms.DateField(
         label="Date of birth", required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
+    nationality = forms.CharField(label="Nationality", max_length=2, initial="LT", required=False)
+    address = forms.CharField(label="Address", max_length=255, required=False)
 
     def person(self) -> Person | None:
         data = self.cleaned_data
-        if not data.get("document_number") and not data.get("document_type"):
+        if not (data.get("document_number") or data.get("personal_code")):
             return None
         try:
             return person_find_or_create(
+                personal_code=data.get("personal_code") or "",
                 document_type=data.get("document_type") or "",
                 document_number=data.get("document_number") or "",
                 document_country=data.get("document_country") or "LT",
                 given_names=data.get("given_names") or "",
                 surnames=data.get("surnames") or "",
                 date_of_birth=data.get("date_of_birth"),
+                nationality=data.get("nationality") or "LT",
+                document_expiry=data.get("document_expiry"),
+                address=data.get("address") or "",
             )
         except PersonError as error:
-            self.add_error("document_number", str(error))
+            self.add_error(None, str(error))
             raise
 
 

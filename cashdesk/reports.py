@@ -14,12 +14,7 @@ from tickets.selectors import stuck_redemptions
 
 
 def _day_bounds(casino: Casino, start: dt.date, end: dt.date) -> tuple[dt.datetime, dt.datetime]:
-    """From the start of gaming day `start` to the end of gaming day `end`."""
-    begin = dt.datetime.combine(start, dt.time(casino.gaming_day_start_hour), tzinfo=casino.zoneinfo)
-    finish = dt.datetime.combine(
-        end + dt.timedelta(days=1), dt.time(casino.gaming_day_start_hour), tzinfo=casino.zoneinfo
-    )
-    return begin, finish
+    return casino.gaming_day_bounds(start, end)
 
 
 def _gaming_day(field: str, casino: Casino) -> TruncDate:

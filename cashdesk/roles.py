@@ -2,19 +2,30 @@
 
 from typing import Any
 
+from django.apps import apps
+from django.contrib.auth.management import create_permissions
 from django.contrib.auth.models import Group, Permission
 
 ROLES: dict[str, list[str]] = {
     "cashier": ["cashdesk.operate_desk"],
     "floor_attendant": ["cashdesk.record_receipt"],
     "shift_supervisor": ["cashdesk.supervise_desk", "cashdesk.decide_hold", "cashdesk.view_reports"],
-    "compliance_officer": ["cashdesk.decide_hold"],
-    "manager": ["cashdesk.view_reports"],
+    "compliance_officer": [
+        "cashdesk.decide_hold",
+        "compliance.view_registerentry",
+        "compliance.view_personal_data",
+        "compliance.manage_alerts",
+        "compliance.import_self_exclusion",
+    ],
+    "manager": ["cashdesk.view_reports", "compliance.view_registerentry", "compliance.view_personal_data"],
 }
 
 
 def ensure_roles(**kwargs: Any) -> None:
     """Create the role groups and give them exactly their permissions (idempotent; runs after migrate)."""
+    # Other apps' post_migrate may not have created their permissions yet.
+    for app_config in apps.get_app_configs():
+        create_permissions(app_config, verbosity=0)
     for role, perms in ROLES.items():
         group, _ = Group.objects.get_or_create(name=role)
         wanted = []

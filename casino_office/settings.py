@@ -137,6 +137,16 @@ X_FRAME_OPTIONS = "DENY"
 # closed network under an internal name, so there is nothing to preload.
 SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", ["security.W021"])
 
+# --- Personal data --------------------------------------------------------
+# Fernet keys for personal codes and document numbers, newest first (rotation:
+# add a new key in front, run `manage.py rotate_pii_keys`, then drop the old
+# one); and the HMAC key of the blind index used to search them.
+_DEMO_PII_KEY = "ZGVtby1vbmx5LXBpaS1rZXktbm90LWZvci1wcm9kISE="
+PII_ENCRYPTION_KEYS = env_list("PII_ENCRYPTION_KEYS", [_DEMO_PII_KEY] if DEMO else [])
+PII_INDEX_KEY = env_str("PII_INDEX_KEY", "demo-only-blind-index-key" if DEMO else "")
+if not PII_ENCRYPTION_KEYS or not PII_INDEX_KEY:
+    raise ImproperlyConfigured("PII_ENCRYPTION_KEYS and PII_INDEX_KEY are required (or set CASINO_DEMO=1 for the demo)")
+
 # --- API -----------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],

@@ -43,6 +43,21 @@ class Casino(models.Model):
     )
     # Casino rules §1.7: the decision on a held ticket is taken within 14 days of its presentation.
     hold_decision_days = models.PositiveSmallIntegerField(default=14, validators=[MinValueValidator(1)])
+    # Identification and the register (DOMAIN.md: Lithuanian law admits nobody under 21;
+    # EU AML due diligence at 2 000 EUR; FCIS cash-operation report at 15 000 EUR; records kept 8 years).
+    minimum_age = models.PositiveSmallIntegerField(default=21, validators=[MinValueValidator(18)])
+    due_diligence_threshold = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("2000.00"))
+    fcis_report_threshold = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("15000.00"))
+    structuring_ratio = models.DecimalField(
+        max_digits=4,
+        decimal_places=2,
+        default=Decimal("0.80"),
+        help_text="Just under = from this share of the threshold.",
+    )
+    structuring_count = models.PositiveSmallIntegerField(default=3, validators=[MinValueValidator(2)])
+    structuring_window_minutes = models.PositiveSmallIntegerField(default=60, validators=[MinValueValidator(1)])
+    machine_structuring_window_hours = models.PositiveSmallIntegerField(default=24, validators=[MinValueValidator(1)])
+    register_retention_years = models.PositiveSmallIntegerField(default=8, validators=[MinValueValidator(1)])
     # Failed validation-number lookups tolerated per machine before 429
     # (machine-api.md: "Guessing numbers is how ticket fraud starts").
     lookup_failure_limit = models.PositiveSmallIntegerField(default=20, validators=[MinValueValidator(1)])
@@ -74,6 +89,13 @@ class Casino(models.Model):
         """The gaming day a moment belongs to: it starts at the casino's start hour, local time."""
         local = moment.astimezone(self.zoneinfo)
         return (local - dt.timedelta(hours=self.gaming_day_start_hour)).date()
+
+    def gaming_day_bounds(self, first: dt.date, last: dt.date | None = None) -> tuple[dt.datetime, dt.datetime]:
+        """From the start of gaming day `first` to the start of the day after `last` (default: `first`)."""
+        start = dt.time(self.gaming_day_start_hour)
+        begin = dt.datetime.combine(first, start, tzinfo=self.zoneinfo)
+        finish = dt.datetime.combine((last or first) + dt.timedelta(days=1), start, tzinfo=self.zoneinfo)
+        return begin, finish
 
 
 class Game(models.Model):

@@ -45,3 +45,37 @@ def make_user(username: str, *roles: str):
     for role in roles:
         user.groups.add(Group.objects.get(name=role))
     return User.objects.get(pk=user.pk)  # fresh, so permission caches start empty
+
+
+def personal_code(born, serial: int = 123, male: bool = True) -> str:
+    """A valid Lithuanian asmens kodas for a date of birth (century digit, YYMMDD, serial, check digit)."""
+    from stdnum.lt import asmens
+
+    century = {18: 1, 19: 3, 20: 5}[born.year // 100] + (0 if male else 1)
+    body = f"{century}{born:%y%m%d}{serial:03d}"
+    return body + asmens.calc_check_digit(body + "0")  # it reads all but the last digit
+
+
+def make_person(
+    given_names: str = "Jonas",
+    surnames: str = "Jonaitis",
+    born: str = "1980-05-17",
+    document_number: str = "LT1234567",
+    expiry: str = "2031-01-01",
+    **extra,
+):
+    import datetime as dt
+
+    from compliance.services import person_find_or_create
+
+    date_of_birth = dt.date.fromisoformat(born)
+    extra.setdefault("personal_code", personal_code(date_of_birth))
+    return person_find_or_create(
+        document_type=extra.pop("document_type", "passport"),
+        document_number=document_number,
+        given_names=given_names,
+        surnames=surnames,
+        date_of_birth=date_of_birth,
+        document_expiry=dt.date.fromisoformat(expiry),
+        **extra,
+    )

@@ -63,6 +63,8 @@ def test_production_settings_pass_check_deploy(tmp_path):
             "DATABASE_URL": os.environ["DATABASE_URL"],
             "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
             "ALLOWED_HOSTS": "tickets.casino.example",
+            "PII_ENCRYPTION_KEYS": "cHJvZHVjdGlvbi1saWtlLWtleS0zMi1ieXRlcy1sb24=",
+            "PII_INDEX_KEY": "production-like-index-key",
             "CASINO_VAR_DIR": str(tmp_path),
         },
         "check",

@@ -17,6 +17,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import IDENTITY_KINDS, CashDesk, CashTransaction, Movement, Shift, ShiftCount, ShiftCountLine
 from compliance.models import Person
+from compliance.services import IdentificationRefused, alerts_evaluate, identification_check, register_entry_write
 from tickets.models import Ticket
 
 ZERO = Decimal("0.00")
@@ -98,11 +99,19 @@ def post_transaction(
     movement that would take more of an item out of the desk than it holds.
     """
     casino = desk.casino
-    if kind in IDENTITY_KINDS and amount > casino.identity_threshold and person is None:
+    at = at or timezone.now()
+    needs_register = kind in IDENTITY_KINDS and amount > casino.identity_threshold
+    if needs_register and person is None:
         raise CashDeskError(
             "identity_required",
             f"Over {casino.identity_threshold} EUR: identify the person before this transaction.",
         )
+    identification = None
+    if person is not None:
+        try:
+            identification = identification_check(person=person, kind=kind, casino=casino, at=at)
+        except IdentificationRefused as refused:
+            raise CashDeskError(refused.code, refused.message) from None
     if shift is not None:
         balances = shift_balances(shift)
         for line in lines:
@@ -128,7 +137,7 @@ def post_transaction(
         note=note[:255],
         created_by=user,
         approved_by=approved_by,
-        created_at=at or timezone.now(),
+        created_at=at,
     )
     movements = [
         Movement(transaction=transaction_, desk=desk, shift=shift, item=line.item, count=line.count, amount=line.amount)
@@ -147,4 +156,7 @@ def post_transaction(
             )
         )
     Movement.objects.bulk_create(movements)
+    if needs_register and identification is not None:
+        register_entry_write(tx=transaction_, identification=identification)
+    alerts_evaluate(tx=transaction_, identification=identification)
     return transaction_

@@ -65,12 +65,6 @@ def shift(desk, cashier):
 
 @pytest.fixture
 def person(db):
-    from compliance.models import Person
+    from tests.factories import make_person
 
-    return Person.objects.create(
-        given_names="Jonas",
-        surnames="Jonaitis",
-        date_of_birth="1980-05-17",
-        document_type="passport",
-        document_number="LT1234567",
-    )
+    return make_person()

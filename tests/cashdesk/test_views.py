@@ -1,5 +1,6 @@
 """The web UI through the Django test client: the cashier's day, and who may open what."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
@@ -7,8 +8,9 @@ from django.test import Client
 
 from cashdesk import services
 from cashdesk.models import CashTransaction, HoldCase, MachineReceipt, StaffAssignment
+from compliance.services import person_document_number
 from tests.cashdesk.conftest import FLOAT
-from tests.factories import make_user
+from tests.factories import make_user, personal_code
 from tickets.models import Ticket
 
 
@@ -80,8 +82,10 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     assert b"identify the person" in refused.content
     assert not CashTransaction.objects.filter(kind="chips_buy").exists()
     person = {
+        "personal_code": personal_code(dt.date(1985, 3, 4), male=False),
         "document_type": "id_card",
         "document_number": "LT 99887766",
+        "document_expiry": "2030-06-30",
         "given_names": "Rūta",
         "surnames": "Žemaitė",
         "date_of_birth": "1985-03-04",
@@ -90,7 +94,8 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     assert done.status_code == 302
     chips_tx = CashTransaction.objects.get(kind="chips_buy")
     assert chips_tx.person.surnames == "Žemaitė"
-    assert chips_tx.person.document_number == "LT99887766"
+    assert person_document_number(chips_tx.person) == "LT99887766"
+    assert chips_tx.register_entry.amount == Decimal("1500.00")
 
     # Tokens, a smart card, a machine receipt recorded on the floor.
     assert client.post("/desk/tokens/", {"direction": "buy", "count": "20"}).status_code == 302

@@ -4,7 +4,7 @@ from casino_office.append_only import append_only
 
 
 class Migration(migrations.Migration):
-    dependencies = [("cashdesk", "0001_initial")]
+    dependencies = [("cashdesk", "0002_initial")]
 
     operations = [
         append_only("cashdesk_cashtransaction"),

@@ -1,0 +1,64 @@
+"""Personal codes and document numbers at rest: Fernet-encrypted, with a keyed blind index.
+
+Keys come from the environment (settings.PII_ENCRYPTION_KEYS, newest first;
+settings.PII_INDEX_KEY). Fernet (AES-128-CBC + HMAC-SHA256, from the
+`cryptography` package) authenticates every value; MultiFernet decrypts with
+any listed key and encrypts with the first, which is how keys rotate
+(`manage.py rotate_pii_keys`, docs/operations.md). The blind index is
+HMAC-SHA256 of the normalised value under its own key: exact search works,
+and the database holds nothing that reveals the value without the key.
+"""
+
+import hashlib
+import hmac
+from functools import lru_cache
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+
+
+class DecryptionError(Exception):
+    pass
+
+
+@lru_cache(maxsize=4)
+def _fernet(keys: tuple[str, ...]) -> MultiFernet:
+    return MultiFernet([Fernet(key.encode("ascii")) for key in keys])
+
+
+def _current() -> MultiFernet:
+    return _fernet(tuple(settings.PII_ENCRYPTION_KEYS))
+
+
+def normalise(value: str) -> str:
+    return "".join(value.split()).upper().replace("-", "")
+
+
+def encrypt(value: str) -> str:
+    return _current().encrypt(value.encode("utf-8")).decode("ascii")
+
+
+def decrypt(token: str) -> str:
+    if not token:
+        return ""
+    try:
+        return _current().decrypt(token.encode("ascii")).decode("utf-8")
+    except InvalidToken:
+        raise DecryptionError("no configured key decrypts this value") from None
+
+
+def rotate(token: str) -> str:
+    """The same value under the newest key."""
+    return _current().rotate(token.encode("ascii")).decode("ascii") if token else token
+
+
+def blind_index(kind: str, value: str, *, key: str | None = None) -> str:
+    """A keyed digest for exact search; `kind` separates personal codes from document numbers."""
+    secret = (key or settings.PII_INDEX_KEY).encode("utf-8")
+    message = f"{kind}:{normalise(value)}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def mask(value: str, visible: int = 3) -> str:
+    """What a cashier sees of a number: the last few characters."""
+    return "•" * max(0, len(value) - visible) + value[-visible:]
