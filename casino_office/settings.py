@@ -202,6 +202,7 @@ CELERY_BEAT_SCHEDULE = {
     "report-stuck-redemptions": {"task": "tickets.report_stuck_redemptions", "schedule": 30.0},
     "purge-idempotency-records": {"task": "tickets.purge_request_records", "schedule": 3600.0},
     "mark-overdue-holds": {"task": "cashdesk.mark_overdue_holds", "schedule": 900.0},
+    "pseudonymise-expired-persons": {"task": "compliance.pseudonymise_expired_persons", "schedule": 86400.0},
 }
 
 # --- Logging --------------------------------------------------------------

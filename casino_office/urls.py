@@ -6,6 +6,7 @@ from django.views.defaults import page_not_found, server_error
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("tickets.api.urls")),
+    path("compliance/", include("compliance.urls")),
     path("", include("cashdesk.urls")),
 ]
 

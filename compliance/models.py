@@ -24,10 +24,10 @@ class Person(models.Model):
     date_of_birth = models.DateField()
     nationality = models.CharField(max_length=2, default="LT", help_text="ISO 3166-1 alpha-2")
     personal_code_encrypted = models.TextField(blank=True, editable=False)
-    personal_code_index = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    personal_code_index = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001 - unique when set
     document_type = models.CharField(max_length=24, choices=DocumentType.choices)
     document_number_encrypted = models.TextField(blank=True, editable=False)
-    document_number_index = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    document_number_index = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001 - unique when set
     document_country = models.CharField(max_length=2, default="LT", help_text="ISO 3166-1 alpha-2")
     document_expiry = models.DateField(null=True, blank=True)
     address = models.CharField(max_length=255, blank=True)

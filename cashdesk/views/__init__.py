@@ -10,8 +10,9 @@ def home(request: HttpRequest) -> HttpResponse:
     for perm, target in (
         ("cashdesk.operate_desk", "desk"),
         ("cashdesk.supervise_desk", "supervisor"),
-        ("cashdesk.decide_hold", "supervisor"),
+        ("compliance.manage_alerts", "compliance-register"),
         ("cashdesk.view_reports", "reports"),
+        ("cashdesk.decide_hold", "supervisor"),
         ("cashdesk.record_receipt", "floor-receipts"),
     ):
         if user.has_perm(perm):

@@ -1,0 +1,31 @@
+from django import forms
+
+from compliance.models import RegisterKind
+
+
+class PurposeForm(forms.Form):
+    purpose = forms.CharField(
+        label="Purpose of this access",
+        max_length=255,
+        widget=forms.TextInput(attrs={"autofocus": True}),
+        help_text="Recorded with every view, search and export of personal data.",
+    )
+    next = forms.CharField(widget=forms.HiddenInput, required=False)
+
+
+class RegisterFilterForm(forms.Form):
+    start = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    kind = forms.ChoiceField(choices=[("", "All kinds"), *RegisterKind.choices], required=False)
+    desk = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    cashier = forms.CharField(required=False, max_length=150)
+    person_code = forms.CharField(label="Personal code or document number", required=False, max_length=40)
+
+
+class AlertCloseForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
+
+
+class SelfExclusionImportForm(forms.Form):
+    list_date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    file = forms.FileField(help_text="CSV: personal_code, or given_names, surnames, date_of_birth (YYYY-MM-DD).")

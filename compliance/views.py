@@ -1,0 +1,348 @@
+"""The compliance workspace. Every view, search and export of personal data is logged with its purpose."""
+
+import csv
+import datetime as dt
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from compliance import forms, selectors, services
+from compliance.crypto import mask
+from compliance.models import AccessLogEntry, Alert, Person, RegisterEntry, SelfExclusionList
+from compliance.printing import register_extract_pdf
+
+REGISTER = "compliance.view_registerentry"
+PERSONAL = "compliance.view_personal_data"
+ALERTS = "compliance.manage_alerts"
+PURPOSE_KEY = "compliance_purpose"
+
+
+def _purpose(request: StaffRequest) -> str:
+    return str(request.session.get(PURPOSE_KEY, ""))
+
+
+def with_purpose(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Personal data is shown only once the user has stated why (GDPR purpose limitation)."""
+
+    @wraps(view)
+    def wrapped(request: StaffRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not _purpose(request):
+            return redirect(f"{reverse('compliance-purpose')}?next={request.get_full_path()}")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _log(request: StaffRequest, action: str, what: str) -> None:
+    services.access_log_record(
+        user=request.user,
+        casino=staff_casino(request),
+        action=action,
+        what=what,
+        purpose=_purpose(request),
+        ip_address=request.META.get("REMOTE_ADDR"),
+    )
+
+
+@role_required(REGISTER, ALERTS)
+def purpose(request: StaffRequest) -> HttpResponse:
+    form = forms.PurposeForm(request.POST or None, initial={"next": request.GET.get("next", "")})
+    if request.method == "POST" and form.is_valid():
+        request.session[PURPOSE_KEY] = form.cleaned_data["purpose"].strip()
+        target = form.cleaned_data["next"]
+        if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+            target = reverse("compliance-register")
+        return redirect(target or "compliance-register")
+    return render(request, "compliance/purpose.html", {"form": form, "current": _purpose(request)})
+
+
+def _period(form: forms.RegisterFilterForm, casino: Any) -> tuple[dt.date, dt.date]:
+    today = casino.gaming_day(timezone.now())
+    data = form.cleaned_data if form.is_valid() else {}
+    start = data.get("start") or today - dt.timedelta(days=30)
+    end = data.get("end") or today
+    return (start, end) if start <= end else (end, start)
+
+
+def _filtered(request: StaffRequest) -> tuple[Any, dict[str, Any], forms.RegisterFilterForm]:
+    casino = staff_casino(request)
+    form = forms.RegisterFilterForm(request.GET or None)
+    start, end = _period(form, casino)
+    data = form.cleaned_data if form.is_valid() else {}
+    person_id = None
+    if data.get("person_code"):
+        found = services.person_find(personal_code=data["person_code"]) or next(
+            (
+                person
+                for doc_type in Person.DocumentType.values
+                if (person := services.person_find(document_type=doc_type, document_number=data["person_code"]))
+            ),
+            None,
+        )
+        person_id = found.pk if found else -1
+    cashier_id = None
+    if data.get("cashier"):
+        cashier = User.objects.filter(username=data["cashier"]).first()
+        cashier_id = cashier.pk if cashier else -1
+    entries = selectors.register_entries(
+        casino=casino,
+        start=start,
+        end=end,
+        kind=data.get("kind") or "",
+        desk_id=data.get("desk"),
+        cashier_id=cashier_id,
+        person_id=person_id,
+    )
+    filters = {
+        "start": start,
+        "end": end,
+        **{k: v for k, v in data.items() if v and k not in ("start", "end", "person_code")},
+    }
+    if data.get("person_code"):
+        filters["person"] = "by code/document"
+    return entries, filters, form
+
+
+@role_required(REGISTER)
+@with_purpose
+def register(request: StaffRequest) -> HttpResponse:
+    entries, filters, form = _filtered(request)
+    action = AccessLogEntry.Action.SEARCH if "person" in filters else AccessLogEntry.Action.VIEW
+    _log(request, action, f"register {filters}")
+    return render(
+        request,
+        "compliance/register.html",
+        {
+            "entries": entries[:500],
+            "totals": selectors.register_totals(entries),
+            "form": form,
+            "filters": filters,
+            "purpose": _purpose(request),
+        },
+    )
+
+
+@role_required(PERSONAL)
+@with_purpose
+def person_detail(request: StaffRequest, pk: int) -> HttpResponse:
+    casino = staff_casino(request)
+    person = get_object_or_404(Person, pk=pk)
+    seen_here = (
+        RegisterEntry.objects.filter(person=person, casino=casino).exists()
+        or person.transactions.filter(casino=casino).exists()
+    )
+    if not seen_here:
+        raise Http404("No such person in this casino's records.")
+    _log(request, AccessLogEntry.Action.VIEW, f"person {person.pk}")
+    return render(
+        request,
+        "compliance/person.html",
+        {
+            "person": person,
+            "personal_code": services.person_personal_code(person),
+            "document_number": services.person_document_number(person),
+            "entries": person.register_entries.filter(casino=casino)
+            .select_related("desk", "cashier")
+            .order_by("-sequence"),
+            "alerts": person.alerts.filter(casino=casino),
+        },
+    )
+
+
+@role_required(REGISTER)
+@with_purpose
+def export(request: StaffRequest) -> HttpResponse:
+    if not request.user.has_perm(PERSONAL):
+        return HttpResponse(status=403)
+    casino = staff_casino(request)
+    entries, filters, _form = _filtered(request)
+    entries = entries.order_by("sequence")
+    head = services.register_head(casino)
+    period = f"{filters['start']:%Y-%m-%d} .. {filters['end']:%Y-%m-%d}"
+    fmt = request.GET.get("format", "csv")
+    _log(request, AccessLogEntry.Action.EXPORT, f"register {fmt} {filters}")
+    if fmt == "pdf":
+        response = HttpResponse(
+            register_extract_pdf(casino=casino, entries=entries, period=period, head_hash=head),
+            content_type="application/pdf",
+        )
+        response["Content-Disposition"] = (
+            f'attachment; filename="register-{casino.code}-{filters["start"]}-{filters["end"]}.pdf"'
+        )
+        return response
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="register-{casino.code}-{filters["start"]}-{filters["end"]}.csv"'
+    )
+    writer = csv.writer(response)
+    writer.writerow(
+        [
+            "sequence",
+            "time",
+            "gaming_day",
+            "kind",
+            "amount",
+            "given_names",
+            "surnames",
+            "date_of_birth",
+            "personal_code",
+            "document_type",
+            "document_number",
+            "desk",
+            "cashier",
+            "self_excluded",
+            "corrects",
+            "entry_hash",
+        ]
+    )
+    for entry in entries:
+        person = entry.person
+        writer.writerow(
+            [
+                entry.sequence,
+                timezone.localtime(entry.created_at).isoformat(timespec="seconds"),
+                entry.gaming_day,
+                entry.kind,
+                entry.amount,
+                person.given_names,
+                person.surnames,
+                person.date_of_birth,
+                services.person_personal_code(person),
+                person.document_type,
+                services.person_document_number(person),
+                entry.desk.code,
+                entry.cashier.get_username(),
+                entry.self_excluded,
+                entry.corrects_id or "",
+                entry.entry_hash,
+            ]
+        )
+    writer.writerow([f"# chain head {head}"])
+    return response
+
+
+@role_required(PERSONAL)
+@with_purpose
+def fcis_report(request: StaffRequest) -> HttpResponse:
+    casino = staff_casino(request)
+    try:
+        day = dt.date.fromisoformat(request.GET.get("day", ""))
+    except ValueError:
+        day = casino.gaming_day(timezone.now())
+    rows = selectors.fcis_report_rows(casino=casino, day=day)
+    _log(
+        request,
+        AccessLogEntry.Action.EXPORT if request.GET.get("format") == "csv" else AccessLogEntry.Action.VIEW,
+        f"FCIS report data {day}",
+    )
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="fcis-{casino.code}-{day}.csv"'
+        writer = csv.writer(response)
+        writer.writerow(
+            [
+                "gaming_day",
+                "given_names",
+                "surnames",
+                "date_of_birth",
+                "personal_code",
+                "document_number",
+                "day_total",
+                "time",
+                "kind",
+                "amount",
+                "receipt",
+            ]
+        )
+        for row in rows:
+            person, tx = row["person"], row["transaction"]
+            writer.writerow(
+                [
+                    day,
+                    person.given_names,
+                    person.surnames,
+                    person.date_of_birth,
+                    services.person_personal_code(person),
+                    services.person_document_number(person),
+                    row["day_total"],
+                    timezone.localtime(tx.created_at).isoformat(timespec="seconds"),
+                    tx.kind,
+                    tx.amount,
+                    tx.receipt_number,
+                ]
+            )
+        return response
+    return render(request, "compliance/fcis.html", {"rows": rows, "day": day})
+
+
+@role_required(ALERTS, REGISTER)
+def alerts(request: StaffRequest) -> HttpResponse:
+    casino = staff_casino(request)
+    status = request.GET.get("status", "")
+    queue = Alert.objects.filter(casino=casino).select_related("person", "desk", "machine", "handled_by")
+    if status in Alert.Status.values:
+        queue = queue.filter(status=status)
+    return render(
+        request,
+        "compliance/alerts.html",
+        {"alerts": queue[:300], "close_form": forms.AlertCloseForm(), "status": status, "masked": mask},
+    )
+
+
+@require_POST
+@role_required(ALERTS)
+def alert_action(request: StaffRequest, pk: int, action: str) -> HttpResponse:
+    alert = get_object_or_404(Alert, pk=pk, casino=staff_casino(request))
+    try:
+        if action == "review":
+            services.alert_review(alert=alert, user=request.user)
+        else:
+            form = forms.AlertCloseForm(request.POST)
+            services.alert_close(alert=alert, user=request.user, note=form.data.get("note", ""))
+    except services.PersonError as error:
+        messages.error(request, str(error))
+    return redirect("compliance-alerts")
+
+
+@role_required("compliance.import_self_exclusion")
+def self_exclusion(request: StaffRequest) -> HttpResponse:
+    casino = staff_casino(request)
+    form = forms.SelfExclusionImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        if upload.size > 20 * 1024 * 1024:
+            form.add_error("file", "The file is larger than 20 MB.")
+        else:
+            try:
+                imported = services.self_exclusion_import(
+                    casino=casino,
+                    user=request.user,
+                    data=upload.read(),
+                    list_date=form.cleaned_data["list_date"],
+                    source_name=upload.name,
+                )
+            except services.PersonError as error:
+                form.add_error("file", str(error))
+            else:
+                messages.success(
+                    request, f"Imported {imported.entry_count} entries of the list of {imported.list_date}."
+                )
+                return redirect("compliance-self-exclusion")
+    lists = SelfExclusionList.objects.filter(casino=casino)[:20]
+    return render(request, "compliance/self_exclusion.html", {"form": form, "lists": lists})
+
+
+@role_required(ALERTS)
+def access_log(request: StaffRequest) -> HttpResponse:
+    entries = AccessLogEntry.objects.filter(casino=staff_casino(request)).select_related("user")[:500]
+    return render(request, "compliance/access_log.html", {"entries": entries})
