@@ -40,7 +40,7 @@ def test_a_refused_transaction_leaves_no_entry(shift, cashier, person):
 
 
 def test_the_database_refuses_a_transaction_over_the_threshold_without_its_entry(shift, cashier, desk, casino, person):
-    with pytest.raises(IntegrityError, match="no register entry"), transaction.atomic():
+    with transaction.atomic():
         CashTransaction.objects.create(
             casino=casino,
             desk=desk,
@@ -53,7 +53,7 @@ def test_the_database_refuses_a_transaction_over_the_threshold_without_its_entry
             created_by=cashier,
             created_at=timezone.now(),
         )
-        with connection.cursor() as cursor:
+        with pytest.raises(IntegrityError, match="no register entry"), connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
