@@ -39,9 +39,17 @@ def test_a_refused_transaction_leaves_no_entry(shift, cashier, person):
     assert not RegisterEntry.objects.exists()
 
 
-def test_the_database_refuses_a_transaction_over_the_threshold_without_its_entry(shift, cashier, desk, casino, person):
+def _unregistered_transaction_committed(**fields):
+    """Write a transaction over the threshold with no entry, then run the commit-time checks."""
     with transaction.atomic():
-        CashTransaction.objects.create(
+        CashTransaction.objects.create(**fields)
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+def test_the_database_refuses_a_transaction_over_the_threshold_without_its_entry(shift, cashier, desk, casino, person):
+    with pytest.raises(IntegrityError, match="no register entry"):
+        _unregistered_transaction_committed(
             casino=casino,
             desk=desk,
             shift=shift,
@@ -53,8 +61,6 @@ def test_the_database_refuses_a_transaction_over_the_threshold_without_its_entry
             created_by=cashier,
             created_at=timezone.now(),
         )
-        with pytest.raises(IntegrityError, match="no register entry"), connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
 def _entries(shift, cashier, person, n=3):
