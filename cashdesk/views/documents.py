@@ -10,6 +10,8 @@ from tickets.models import Ticket
 def _pdf(data: bytes, name: str) -> HttpResponse:
     response = HttpResponse(data, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{name}.pdf"'
+    # The transaction page shows the receipt in a frame, ready to print.
+    response["X-Frame-Options"] = "SAMEORIGIN"
     return response
 
 

@@ -65,6 +65,7 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     assert tx.amount == Decimal("150.51")
     receipt = client.get(f"/documents/receipt/{tx.pk}.pdf")
     assert receipt["Content-Type"] == "application/pdf"
+    assert receipt["X-Frame-Options"] == "SAMEORIGIN"  # framed on the transaction page, ready to print
 
     # The same ticket again: refused in plain words, and recorded.
     again = client.get("/desk/ticket/", {"number": number})

@@ -1,4 +1,3 @@
-
 from tests.cashdesk.conftest import (  # noqa: F401 - shared fixtures
     cashier,
     cashier2,
