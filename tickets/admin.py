@@ -1,33 +1,13 @@
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 
+from casino_office.admin import ReadOnlyAdmin, ReadOnlyInline
 from tickets.models import LookupFailure, Ticket, TicketEvent
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Tickets change only through services; their history never changes."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class TicketEventInline(admin.TabularInline):
+class TicketEventInline(ReadOnlyInline):
     model = TicketEvent
-    extra = 0
-    can_delete = False
     fields = ("created_at", "kind", "from_state", "to_state", "machine", "user", "request_id", "reason", "details")
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Ticket)

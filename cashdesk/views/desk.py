@@ -107,17 +107,24 @@ def ticket_lookup(request: StaffRequest) -> HttpResponse:
     return _ticket_page(request, shift, ticket, refusal[1] if refusal else None)
 
 
+def _attempt(form: Any, action: Any) -> CashTransaction | None:
+    """Validate, call one service; a refusal becomes a form error in plain words."""
+    if not form.is_valid():
+        return None
+    try:
+        return action(form)
+    except CashDeskError as error:
+        form.add_error(None, error.message)
+    except PersonError:
+        pass  # the form already carries the reason
+    return None
+
+
 def _run(request: StaffRequest, form: Any, action: Any, template: str, shift: Shift, **context: Any) -> HttpResponse:
-    """Validate, call one service, show its receipt; a refusal goes back to the form in plain words."""
-    if request.method == "POST" and form.is_valid():
-        try:
-            tx = action(form)
-        except CashDeskError as error:
-            form.add_error(None, error.message)
-        except PersonError:
-            pass
-        else:
-            return redirect("desk-transaction", pk=tx.pk)
+    """Run a transaction form and show its receipt, or the form again with what went wrong."""
+    tx = _attempt(form, action) if request.method == "POST" else None
+    if tx is not None:
+        return redirect("desk-transaction", pk=tx.pk)
     return _render(request, template, shift, form=form, **context)
 
 
@@ -127,21 +134,18 @@ def ticket_pay(request: StaffRequest) -> HttpResponse:
     if shift is None or request.method != "POST":
         return redirect("desk")
     form = forms.PayTicketForm(request.POST)
-    if form.is_valid():
-        try:
-            tx = services.ticket_payout(
-                shift=shift,
-                user=request.user,
-                validation_number=form.cleaned_data["number"],
-                person=form.person(),
-                printed_amount=form.cleaned_data.get("printed_amount"),
-            )
-        except CashDeskError as error:
-            form.add_error(None, error.message)
-        except PersonError:
-            pass
-        else:
-            return redirect("desk-transaction", pk=tx.pk)
+    tx = _attempt(
+        form,
+        lambda f: services.ticket_payout(
+            shift=shift,
+            user=request.user,
+            validation_number=f.cleaned_data["number"],
+            person=f.person(),
+            printed_amount=f.cleaned_data.get("printed_amount"),
+        ),
+    )
+    if tx is not None:
+        return redirect("desk-transaction", pk=tx.pk)
     # Back to the ticket, with what went wrong; the ticket is shown as it is now.
     ticket = Ticket.objects.filter(
         casino=shift.desk.casino, validation_number=(form.data.get("number") or "").strip()
