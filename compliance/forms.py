@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 
 from compliance.models import RegisterKind
@@ -17,9 +19,15 @@ class RegisterFilterForm(forms.Form):
     start = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     kind = forms.ChoiceField(choices=[("", "All kinds"), *RegisterKind.choices], required=False)
-    desk = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    desk = forms.TypedChoiceField(coerce=int, required=False, empty_value=None)
     cashier = forms.CharField(required=False, max_length=150)
     person_code = forms.CharField(label="Personal code or document number", required=False, max_length=40)
+
+    def __init__(self, *args: Any, desks: Any = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        desk_field = self.fields["desk"]
+        assert isinstance(desk_field, forms.TypedChoiceField)
+        desk_field.choices = [("", "All desks"), *[(desk.pk, desk.name) for desk in desks]]
 
 
 class AlertCloseForm(forms.Form):

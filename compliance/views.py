@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from cashdesk.models import CashDesk
 from cashdesk.views.common import StaffRequest, role_required, staff_casino
 from compliance import forms, selectors, services
 from compliance.crypto import mask
@@ -76,7 +77,8 @@ def _period(form: forms.RegisterFilterForm, casino: Any) -> tuple[dt.date, dt.da
 
 def _filtered(request: StaffRequest) -> tuple[Any, dict[str, Any], forms.RegisterFilterForm]:
     casino = staff_casino(request)
-    form = forms.RegisterFilterForm(request.GET or None)
+    desks = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK)
+    form = forms.RegisterFilterForm(request.GET or None, desks=desks)
     start, end = _period(form, casino)
     data = form.cleaned_data if form.is_valid() else {}
     person_id = None

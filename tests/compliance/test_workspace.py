@@ -191,3 +191,22 @@ def test_a_cashier_sees_only_initials_in_the_cash_desk(staff, shift, cashier, pe
     page = client.get(f"/desk/transactions/{tx.pk}/").content.decode()
     assert "Jonaitis" not in page
     assert personal_code(dt.date(1980, 5, 17)) not in page
+
+
+def test_register_filters_by_desk_kind_and_cashier(staff, shift, cashier, person, casino):
+    from cashdesk.models import CashDesk
+
+    services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1500.00"), person=person)
+    services.chips_buy(shift=shift, user=cashier, chips={"chip_500": 4}, person=person)
+    other_desk = CashDesk.objects.create(casino=casino, code="K7", name="Kasa 7")
+    officer = login(staff["compliance"])
+
+    def count(**params):
+        return officer.get("/compliance/", params).context["totals"]["count"]
+
+    assert count() == 2
+    assert count(kind="chips_buy") == 1
+    assert count(desk=shift.desk.pk) == 2
+    assert count(desk=other_desk.pk) == 0
+    assert count(cashier=cashier.username) == 2
+    assert count(cashier="nobody-by-that-name") == 0
