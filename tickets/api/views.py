@@ -144,7 +144,11 @@ def _number_subject(raw_number: str) -> str:
 
 
 _ERRORS = {
+    400: OpenApiResponse(ErrorSchema, description="malformed_json"),
     401: OpenApiResponse(ErrorSchema, description="unauthenticated"),
+    406: OpenApiResponse(ErrorSchema, description="not_acceptable (ask for application/json)"),
+    415: OpenApiResponse(ErrorSchema, description="unsupported_media_type (send application/json)"),
+    503: OpenApiResponse(ErrorSchema, description="unavailable: the database cannot be reached; retry"),
     403: OpenApiResponse(ErrorSchema, description="machine_disabled"),
     409: OpenApiResponse(ErrorSchema, description="request_id_reused or a state refusal"),
     422: OpenApiResponse(ErrorSchema, description="invalid input"),
@@ -156,9 +160,9 @@ _NUMBER_ERRORS = {
 }
 _NUMBER_PARAM = OpenApiParameter(
     "validation_number",
-    str,
+    {"type": "string", "pattern": "^[0-9][0-9 -]*$", "maxLength": 40},
     OpenApiParameter.PATH,
-    description="18 digits; may be grouped with spaces or dashes.",
+    description="18 digits, the last a Damm check digit; may be grouped with spaces or dashes.",
 )
 
 
@@ -328,7 +332,7 @@ class TicketDetailView(MachineAPIView):
         operation_id="ticket_get",
         summary="A ticket's public fields",
         parameters=[_NUMBER_PARAM],
-        responses={200: TicketSchema, **{k: v for k, v in _NUMBER_ERRORS.items() if k != 409}},
+        responses={200: TicketSchema, **{k: v for k, v in _NUMBER_ERRORS.items() if k not in (400, 409, 415)}},
     )
     def get(self, request: Request, validation_number: str) -> Response:
         machine = self.machine(request)
