@@ -178,6 +178,8 @@ LOOKUP_FAILURE_RETENTION_DAYS = env_int("LOOKUP_FAILURE_RETENTION_DAYS", 90, min
 # The expiry job commits this many tickets per transaction so that it never
 # holds row locks long enough to delay a redemption.
 TICKET_EXPIRY_BATCH_SIZE = env_int("TICKET_EXPIRY_BATCH_SIZE", 1000, minimum=1)
+# A pause between batches leaves the database to the machines under heavy expiry.
+TICKET_EXPIRY_BATCH_PAUSE_MS = env_int("TICKET_EXPIRY_BATCH_PAUSE_MS", 0, minimum=0)
 
 # --- Celery ---------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")

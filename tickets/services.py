@@ -6,6 +6,7 @@ cashier) racing for one ticket get exactly one success on PostgreSQL.
 """
 
 import datetime as dt
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -331,6 +332,8 @@ def tickets_expire_due(*, now: dt.datetime | None = None, batch_size: int | None
                 # different count means the locks did not hold (a bug).
                 raise RuntimeError(f"expired {expired} of {len(ids)} locked tickets")
         total += expired
+        if settings.TICKET_EXPIRY_BATCH_PAUSE_MS:
+            time.sleep(settings.TICKET_EXPIRY_BATCH_PAUSE_MS / 1000)
 
 
 def tickets_report_stuck(*, now: dt.datetime | None = None) -> int:

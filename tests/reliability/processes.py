@@ -1,0 +1,147 @@
+"""Helpers that start real processes for the fault tests: a Celery worker, gunicorn, a throwaway PostgreSQL."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def service_env(**overrides: str) -> dict[str, str]:
+    env = {**os.environ, "DEBUG": "0", "SECURE_SSL_REDIRECT": "0", "STATIC_MANIFEST": "0"}
+    env.update(overrides)
+    return env
+
+
+def start_worker(env: dict[str, str], queue: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "casino_office",
+            "worker",
+            "--pool=solo",
+            "-Q",
+            queue,
+            "--loglevel=INFO",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _as_postgres(*args: str, cwd: str | None = None) -> None:
+    command = list(args)
+    if os.geteuid() == 0:  # initdb and postgres refuse to run as root
+        command = ["runuser", "-u", "postgres", "--", *command]
+    subprocess.run(command, check=True, cwd=cwd, capture_output=True, timeout=120)
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL cluster of its own in a temporary folder, on its own port; nothing else is disturbed."""
+
+    def __init__(self) -> None:
+        self.folder = tempfile.mkdtemp(prefix="casino-pg-")
+        self.data = os.path.join(self.folder, "data")
+        self.port = free_port()
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+        _as_postgres(shutil.which("initdb") or "initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "--no-sync")
+        self.start()
+        _as_postgres(
+            shutil.which("createdb") or "createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "casino"
+        )
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/casino"
+
+    def _ctl(self, *args: str) -> None:
+        _as_postgres(
+            shutil.which("pg_ctl") or "pg_ctl",
+            "-D",
+            self.data,
+            "-l",
+            os.path.join(self.folder, "log"),
+            "-o",
+            f"-p {self.port} -k {self.folder} -c fsync=off",
+            *args,
+        )
+
+    def start(self) -> None:
+        self._ctl("start", "-w")
+
+    def stop(self) -> None:
+        self._ctl("stop", "-m", "fast", "-w")
+
+    def destroy(self) -> None:
+        with suppress(subprocess.CalledProcessError):
+            self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextmanager
+def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
+    cluster = ThrowawayPostgres()
+    try:
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], port: int, workers: int = 2) -> Iterator[subprocess.Popen[str]]:
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "casino_office.wsgi:application",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(workers),
+            "--timeout",
+            "30",
+            "--graceful-timeout",
+            "5",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        yield server
+    finally:
+        server.terminate()
+        try:
+            server.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()

@@ -1,0 +1,151 @@
+"""Security: every URL against every role, secrets never in the logs."""
+
+import logging
+import re
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from cashdesk.models import StaffAssignment
+from tests.factories import MachineFactory, key_for, make_user
+
+ROLES = ["anonymous", "nobody", "cashier", "floor_attendant", "shift_supervisor", "compliance_officer", "manager"]
+EVERYONE = set(ROLES)
+STAFF = EVERYONE - {"anonymous"}
+
+# URL name -> (method, roles allowed). "machine": the machine API (its own key, tested in tests/api).
+# Admin pages admit only Django staff accounts; none of the roles is one.
+TABLE: dict[str, tuple[str, set[str] | str]] = {
+    "home": ("GET", STAFF - {"nobody"}),  # a user without a role is told so (403)
+    "login": ("GET", EVERYONE),
+    "logout": ("POST", "any"),  # everyone may log out; it always lands on the login page
+    "desk": ("GET", {"cashier"}),
+    "desk-ticket": ("GET", {"cashier"}),
+    "desk-ticket-pay": ("POST", {"cashier"}),
+    "desk-ticket-hold": ("POST", {"cashier"}),
+    "desk-sell": ("GET", {"cashier"}),
+    "desk-chips": ("GET", {"cashier"}),
+    "desk-tokens": ("GET", {"cashier"}),
+    "desk-smartcard": ("GET", {"cashier"}),
+    "desk-receipt-payout": ("GET", {"cashier"}),
+    "desk-transfer": ("GET", {"cashier"}),
+    "desk-reversal": ("GET", {"cashier"}),
+    "desk-close": ("GET", {"cashier"}),
+    "desk-handover": ("GET", {"cashier"}),
+    "desk-transaction": ("GET", {"cashier", "shift_supervisor"}),
+    "shift-summary": ("GET", {"cashier", "shift_supervisor", "manager"}),
+    "receipt-pdf": ("GET", {"cashier", "shift_supervisor"}),
+    "voucher-pdf": ("GET", {"cashier", "shift_supervisor"}),
+    "shift-report-pdf": ("GET", {"cashier", "shift_supervisor", "manager"}),
+    "machine-receipt-pdf": ("GET", {"cashier", "floor_attendant"}),
+    "floor-receipts": ("GET", {"floor_attendant"}),
+    "supervisor": ("GET", {"shift_supervisor", "compliance_officer"}),
+    "approve-transfer": ("POST", {"shift_supervisor"}),
+    "approve-reversal": ("POST", {"shift_supervisor"}),
+    "decide-hold": ("POST", {"shift_supervisor", "compliance_officer"}),
+    "resolve-stuck": ("POST", {"shift_supervisor"}),
+    "void-ticket": ("POST", {"shift_supervisor"}),
+    "reports": ("GET", {"shift_supervisor", "manager"}),
+    "compliance-register": ("GET", {"compliance_officer", "manager"}),
+    "compliance-purpose": ("GET", {"compliance_officer", "manager"}),
+    "compliance-person": ("GET", {"compliance_officer", "manager"}),
+    "compliance-export": ("GET", {"compliance_officer", "manager"}),
+    "compliance-fcis": ("GET", {"compliance_officer", "manager"}),
+    "compliance-alerts": ("GET", {"compliance_officer", "manager"}),
+    "compliance-alert-action": ("POST", {"compliance_officer"}),
+    "compliance-self-exclusion": ("GET", {"compliance_officer"}),
+    "compliance-access-log": ("GET", {"compliance_officer"}),
+    "api-schema": ("GET", EVERYONE),
+    "api-docs": ("GET", EVERYONE),
+    "api-redoc": ("GET", EVERYONE),
+    "ticket-issue": ("POST", "machine"),
+    "ticket-printed": ("POST", "machine"),
+    "ticket-authorize": ("POST", "machine"),
+    "ticket-commit": ("POST", "machine"),
+    "ticket-detail": ("GET", "machine"),
+}
+
+
+def _walk(patterns, prefix=""):
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _walk(pattern.url_patterns, prefix + str(pattern.pattern))
+        elif isinstance(pattern, URLPattern):
+            yield prefix + str(pattern.pattern), pattern.name
+
+
+def _urls():
+    for route, name in _walk(get_resolver().url_patterns):
+        if route.startswith("admin/") or name is None:
+            continue
+        path = "/" + re.sub(r"<(?:int|str):[a-z_]+>", "1", route).replace("^", "").replace("$", "")
+        if name == "compliance-alert-action":
+            path = path.replace("/1/1/", "/1/review/")
+        yield name, path
+
+
+def test_every_url_has_a_row_in_the_table():
+    named = {name for name, _ in _urls()}
+    assert named == set(TABLE), {"missing": named - set(TABLE), "stale": set(TABLE) - named}
+
+
+@pytest.fixture
+def clients(casino):
+    result = {"anonymous": Client()}
+    for role in ROLES[1:]:
+        user = make_user(f"sec-{role}", *([] if role == "nobody" else [role]))
+        StaffAssignment.objects.create(user=user, casino=casino)
+        client = Client()
+        client.force_login(user)
+        result[role] = client
+    return result
+
+
+@pytest.mark.parametrize(("name", "path"), list(_urls()), ids=[name for name, _ in _urls()])
+def test_each_url_admits_exactly_its_roles(clients, name, path):
+    method, allowed = TABLE[name]
+    for role, client in clients.items():
+        response = getattr(client, method.lower())(path)
+        if allowed == "any":
+            assert response.status_code == 302, role
+            continue
+        if allowed == "machine":
+            assert response.status_code == 401, (role, response.status_code)  # staff sessions are no machine key
+            continue
+        if role in allowed:
+            assert response.status_code != 403, (role, path)
+            assert not (response.status_code == 302 and "/accounts/login/" in response["Location"]), (role, path)
+        elif role == "anonymous":
+            assert response.status_code == 302 and "/accounts/login/" in response["Location"], path
+        else:
+            assert response.status_code == 403, (role, path, response.status_code)
+
+
+def test_admin_admits_only_staff_accounts(clients, db):
+    for role, client in clients.items():
+        assert client.get("/admin/").status_code == 302, role
+    admin = make_user("sec-admin")
+    admin.is_staff = admin.is_superuser = True
+    admin.save()
+    client = Client()
+    client.force_login(admin)
+    assert client.get("/admin/").status_code == 200
+
+
+def test_keys_and_passwords_never_reach_the_logs(casino, caplog):
+    caplog.set_level(logging.DEBUG)
+    machine = MachineFactory(casino=casino)
+    key = key_for(machine)
+    Client(HTTP_AUTHORIZATION=f"Bearer {key}").post(
+        "/api/v1/tickets/issue", {"request_id": "x", "amount": "1.00"}, content_type="application/json"
+    )
+    Client(HTTP_AUTHORIZATION="Bearer guessed-key-123456").get("/api/v1/tickets/000000000000000000")
+    password = "S3cret-password-for-log-test"
+    make_user("logged", "cashier").set_password(password)
+    Client().post("/accounts/login/", {"username": "logged", "password": password})
+    Client().post("/accounts/login/", {"username": "logged", "password": password + "x"})
+    text = "\n".join(record.getMessage() for record in caplog.records)
+    assert caplog.records  # the requests were logged at all
+    for secret in (key, "guessed-key-123456", password):
+        assert secret not in text
