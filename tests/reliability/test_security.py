@@ -117,7 +117,8 @@ def test_each_url_admits_exactly_its_roles(clients, name, path):
             assert response.status_code != 403, (role, path)
             assert not (response.status_code == 302 and "/accounts/login/" in response["Location"]), (role, path)
         elif role == "anonymous":
-            assert response.status_code == 302 and "/accounts/login/" in response["Location"], path
+            assert response.status_code == 302, path
+            assert "/accounts/login/" in response["Location"], path
         else:
             assert response.status_code == 403, (role, path, response.status_code)
 
