@@ -181,6 +181,9 @@ TICKET_EXPIRY_BATCH_SIZE = env_int("TICKET_EXPIRY_BATCH_SIZE", 1000, minimum=1)
 # A pause between batches leaves the database to the machines under heavy expiry.
 TICKET_EXPIRY_BATCH_PAUSE_MS = env_int("TICKET_EXPIRY_BATCH_PAUSE_MS", 0, minimum=0)
 
+# bench/api_load.py's bare floor endpoint; never on in production.
+BENCH_FLOOR_ENDPOINT = env_bool("BENCH_FLOOR_ENDPOINT", False)
+
 # --- Celery ---------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}

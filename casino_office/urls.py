@@ -1,9 +1,15 @@
+from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 from django.views.defaults import page_not_found, server_error
 
-urlpatterns = [
+urlpatterns: list[object] = []
+if settings.BENCH_FLOOR_ENDPOINT:
+    from casino_office.bench_floor import FloorView
+
+    urlpatterns.append(path("bench/floor", FloorView.as_view()))
+urlpatterns += [
     path("admin/", admin.site.urls),
     path("api/v1/", include("tickets.api.urls")),
     path("compliance/", include("compliance.urls")),

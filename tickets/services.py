@@ -8,11 +8,12 @@ cashier) racing for one ticket get exactly one success on PostgreSQL.
 import datetime as dt
 import time
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from machines.models import Casino, Machine
@@ -71,16 +72,20 @@ def record_ticket_event(
     )
 
 
-def _lock_machine_ticket(*, machine: Machine, validation_number: str) -> Ticket:
-    """The ticket of the machine's casino, row-locked; a ticket of another casino reads as not found."""
-    ticket = (
+def _lock_machine_ticket(*, machine: Machine, validation_number: str) -> Ticket | None:
+    """The ticket of the machine's casino, row-locked; a ticket of another casino reads as not found (None)."""
+    return (
         Ticket.objects.select_for_update()
         .filter(casino_id=machine.casino_id, validation_number=validation_number)
         .first()
     )
-    if ticket is None:
-        raise TicketNotFound(detail="No such ticket in this casino.")
-    return ticket
+
+
+# Transitions run inside the API's request transaction; they need no savepoint
+# of their own (a failure inside rolls the request back whole), and they raise
+# their refusals only after their block, so the refusal's event is kept.
+_no_savepoint = partial(transaction.atomic, savepoint=False)
+_NOT_FOUND = "No such ticket in this casino."
 
 
 def _refuse(
@@ -118,7 +123,7 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
     if ticket_type not in TicketType.values:
         raise TicketRefused("invalid_request", "ticket_type must be cashable or promo.")
     now = timezone.now()
-    with transaction.atomic():
+    with _no_savepoint():
         # The machine row lock serialises this machine's issues, so its
         # sequence numbers have no gaps and no duplicates.
         locked = Machine.objects.select_for_update().only("id", "last_ticket_sequence").get(pk=machine.pk)
@@ -157,11 +162,11 @@ def ticket_confirm_print(
 ) -> Ticket:
     """Cashout step 2: the issuing machine reports whether the ticket came out of the printer."""
     now = timezone.now()
-    with transaction.atomic():
+    with _no_savepoint():
         ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
-        if ticket.issuing_machine_id != machine.pk:
-            raise TicketNotFound(detail="No such ticket issued by this machine.")
-        if ticket.state == TicketState.PENDING_PRINT:
+        if ticket is None or ticket.issuing_machine_id != machine.pk:
+            refusal: TicketRefused | TicketNotFound = TicketNotFound(detail="No such ticket issued by this machine.")
+        elif ticket.state == TicketState.PENDING_PRINT:
             from_state = ticket.state
             if printed:
                 ticket.state = TicketState.ISSUED
@@ -176,49 +181,53 @@ def ticket_confirm_print(
                 ticket, kind, at=now, from_state=from_state, machine=machine, request_id=request_id, reason=reason
             )
             return ticket
-        refusal = _refuse(
-            ticket,
-            code="invalid_state",
-            detail=f"The ticket is {ticket.state}, not pending_print.",
-            machine=machine,
-            request_id=request_id,
-            at=now,
-            action="printed",
-        )
+        else:
+            refusal = _refuse(
+                ticket,
+                code="invalid_state",
+                detail=f"The ticket is {ticket.state}, not pending_print.",
+                machine=machine,
+                request_id=request_id,
+                at=now,
+                action="printed",
+            )
     raise refusal
 
 
 def ticket_authorize(*, machine: Machine, validation_number: str, request_id: str) -> Ticket:
     """Ticket-in step 1: hold the ticket for this machine until it commits."""
     now = timezone.now()
-    with transaction.atomic():
+    with _no_savepoint():
         ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
-        code, detail = _authorize_refusal(ticket, machine=machine, now=now)
-        if not code:
-            from_state = ticket.state
-            details = {}
-            if from_state == TicketState.REDEEM_PENDING:
-                # The holder asks again (its answer was lost and it started a
-                # new request): it keeps the ticket; only one commit can pay.
-                details["repeated"] = True
-            ticket.state = TicketState.REDEEM_PENDING
-            ticket.holder_machine = machine
-            ticket.authorized_at = now
-            ticket.hold_expires_at = now + dt.timedelta(seconds=machine.casino.redemption_hold_seconds)
-            ticket.save(update_fields=["state", "holder_machine", "authorized_at", "hold_expires_at"])
-            record_ticket_event(
-                ticket,
-                TicketEventKind.AUTHORIZED,
-                at=now,
-                from_state=from_state,
-                machine=machine,
-                request_id=request_id,
-                details=details,
+        if ticket is None:
+            refusal: TicketRefused | TicketNotFound = TicketNotFound(detail=_NOT_FOUND)
+        else:
+            code, detail = _authorize_refusal(ticket, machine=machine, now=now)
+            if not code:
+                from_state = ticket.state
+                details = {}
+                if from_state == TicketState.REDEEM_PENDING:
+                    # The holder asks again (its answer was lost and it started a
+                    # new request): it keeps the ticket; only one commit can pay.
+                    details["repeated"] = True
+                ticket.state = TicketState.REDEEM_PENDING
+                ticket.holder_machine = machine
+                ticket.authorized_at = now
+                ticket.hold_expires_at = now + dt.timedelta(seconds=machine.casino.redemption_hold_seconds)
+                ticket.save(update_fields=["state", "holder_machine", "authorized_at", "hold_expires_at"])
+                record_ticket_event(
+                    ticket,
+                    TicketEventKind.AUTHORIZED,
+                    at=now,
+                    from_state=from_state,
+                    machine=machine,
+                    request_id=request_id,
+                    details=details,
+                )
+                return ticket
+            refusal = _refuse(
+                ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="authorize"
             )
-            return ticket
-        refusal = _refuse(
-            ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="authorize"
-        )
     raise refusal
 
 
@@ -240,9 +249,11 @@ def ticket_commit(*, machine: Machine, validation_number: str, accepted: bool, r
     A late commit from the holder is honoured: the hold is never released by time.
     """
     now = timezone.now()
-    with transaction.atomic():
+    with _no_savepoint():
         ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
-        if ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk:
+        if ticket is None:
+            refusal: TicketRefused | TicketNotFound = TicketNotFound(detail=_NOT_FOUND)
+        elif ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk:
             from_state = ticket.state
             details = {"late": now > ticket.hold_expires_at} if ticket.hold_expires_at else {}
             ticket.holder_machine = None
@@ -277,10 +288,11 @@ def ticket_commit(*, machine: Machine, validation_number: str, accepted: bool, r
                 details=details,
             )
             return ticket
-        code, detail = _commit_refusal(ticket)
-        refusal = _refuse(
-            ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="commit"
-        )
+        else:
+            code, detail = _commit_refusal(ticket)
+            refusal = _refuse(
+                ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="commit"
+            )
     raise refusal
 
 
@@ -290,6 +302,25 @@ def _commit_refusal(ticket: Ticket) -> tuple[str, str]:
     if ticket.state in _AUTHORIZE_REFUSALS:
         return _AUTHORIZE_REFUSALS[TicketState(ticket.state)]
     return "invalid_state", f"The ticket is {ticket.state}; authorize it first."
+
+
+# One set-based statement per batch on PostgreSQL: lock a batch of due rows
+# (skipping any a redemption holds), expire them and write their events.
+_EXPIRE_BATCH_SQL = """
+WITH due AS (
+    SELECT id FROM tickets_ticket
+    WHERE state = 'issued' AND expires_at < %(now)s
+    ORDER BY expires_at, id
+    LIMIT %(batch)s
+    FOR UPDATE SKIP LOCKED
+), expired AS (
+    UPDATE tickets_ticket AS t SET state = 'expired', expired_at = %(now)s
+    FROM due WHERE t.id = due.id AND t.state = 'issued'
+    RETURNING t.id
+)
+INSERT INTO tickets_ticketevent (ticket_id, kind, from_state, to_state, request_id, reason, details, created_at)
+SELECT id, 'expired', 'issued', 'expired', '', '', '{"job": "expire_due_tickets"}', %(now)s FROM expired
+"""
 
 
 def tickets_expire_due(*, now: dt.datetime | None = None, batch_size: int | None = None) -> int:
@@ -305,35 +336,41 @@ def tickets_expire_due(*, now: dt.datetime | None = None, batch_size: int | None
     total = 0
     while True:
         with transaction.atomic():
-            ids = list(
-                Ticket.objects.select_for_update(skip_locked=True)
-                .filter(state=TicketState.ISSUED, expires_at__lt=now)
-                .order_by("expires_at", "id")
-                .values_list("id", flat=True)[:batch_size]
-            )
-            if not ids:
-                return total
-            expired = Ticket.objects.filter(id__in=ids, state=TicketState.ISSUED).update(
-                state=TicketState.EXPIRED, expired_at=now
-            )
-            TicketEvent.objects.bulk_create(
-                TicketEvent(
-                    ticket_id=ticket_id,
-                    kind=TicketEventKind.EXPIRED,
-                    from_state=TicketState.ISSUED,
-                    to_state=TicketState.EXPIRED,
-                    details={"job": "expire_due_tickets"},
-                    created_at=now,
-                )
-                for ticket_id in ids
-            )
-            if expired != len(ids):
-                # Under the row locks every selected row is still issued; a
-                # different count means the locks did not hold (a bug).
-                raise RuntimeError(f"expired {expired} of {len(ids)} locked tickets")
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute(_EXPIRE_BATCH_SQL, {"now": now, "batch": batch_size})
+                    expired = cursor.rowcount
+            else:
+                expired = _expire_batch_orm(now, batch_size)
+        if not expired:
+            return total
         total += expired
         if settings.TICKET_EXPIRY_BATCH_PAUSE_MS:
             time.sleep(settings.TICKET_EXPIRY_BATCH_PAUSE_MS / 1000)
+
+
+def _expire_batch_orm(now: dt.datetime, batch_size: int) -> int:
+    """The same batch through the ORM, for SQLite (the demo), which has no row locks to skip."""
+    ids = list(
+        Ticket.objects.filter(state=TicketState.ISSUED, expires_at__lt=now)
+        .order_by("expires_at", "id")
+        .values_list("id", flat=True)[:batch_size]
+    )
+    expired = Ticket.objects.filter(id__in=ids, state=TicketState.ISSUED).update(
+        state=TicketState.EXPIRED, expired_at=now
+    )
+    TicketEvent.objects.bulk_create(
+        TicketEvent(
+            ticket_id=ticket_id,
+            kind=TicketEventKind.EXPIRED,
+            from_state=TicketState.ISSUED,
+            to_state=TicketState.EXPIRED,
+            details={"job": "expire_due_tickets"},
+            created_at=now,
+        )
+        for ticket_id in ids
+    )
+    return expired
 
 
 def tickets_report_stuck(*, now: dt.datetime | None = None) -> int:

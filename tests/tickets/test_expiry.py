@@ -171,3 +171,14 @@ def test_stuck_redemptions_are_listed_for_supervisors(api, casino):
     assert list(stuck_redemptions(casino=casino, now=ticket.hold_expires_at)) == []
     later = ticket.hold_expires_at + dt.timedelta(seconds=1)
     assert list(stuck_redemptions(casino=casino, now=later)) == [ticket]
+
+
+def test_the_orm_batch_for_sqlite_expires_the_same_way(api):
+    from tickets.services import _expire_batch_orm
+
+    numbers = [api.issued_ticket() for _ in range(3)]
+    for number in numbers:
+        _age(number, 31)
+    assert _expire_batch_orm(timezone.now(), 2) == 2
+    assert _expire_batch_orm(timezone.now(), 2) == 1
+    assert TicketEvent.objects.filter(kind="expired").count() == 3

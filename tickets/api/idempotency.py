@@ -58,16 +58,17 @@ def run_idempotent(
             body = json.dumps(response.data, ensure_ascii=False, separators=(",", ":"))
             if response.status_code in _REMEMBERED_STATUSES:
                 try:
-                    with transaction.atomic():
-                        MachineRequest.objects.create(
-                            machine=machine,
-                            request_id=request_id,
-                            fingerprint=fingerprint_,
-                            response_status=response.status_code,
-                            response_body=body,
-                            created_at=timezone.now(),
-                        )
+                    MachineRequest.objects.create(
+                        machine=machine,
+                        request_id=request_id,
+                        fingerprint=fingerprint_,
+                        response_status=response.status_code,
+                        response_body=body,
+                        created_at=timezone.now(),
+                    )
                 except IntegrityError:
+                    # No savepoint needed: leaving the block with this exception
+                    # rolls the whole request back, its effects included.
                     raise _DuplicateRequest() from None
     except _DuplicateRequest:
         stored = MachineRequest.objects.filter(machine=machine, request_id=request_id).first()
