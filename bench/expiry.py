@@ -106,7 +106,7 @@ def main() -> None:
     ratio = job_seconds / sql_seconds
     worst_ms = max(waits) * 1000 if waits else float("nan")
     rows = [
-        ["expiry job (Django, batches of %d)" % args.batch, f"{job_seconds:.1f}", f"{args.due / job_seconds:,.0f}"],
+        [f"expiry job (Django, batches of {args.batch})", f"{job_seconds:.1f}", f"{args.due / job_seconds:,.0f}"],
         ["hand-written SQL (same batches)", f"{sql_seconds:.1f}", f"{args.due / sql_seconds:,.0f}"],
     ]
     print(f"{args.due:,} due among {args.total:,} tickets (generated in {generated:.0f} s)")
