@@ -52,13 +52,17 @@ def tickets_per_gaming_day(casino: Casino, start: dt.date, end: dt.date) -> list
     return result
 
 
+OUTSTANDING_STATES = ["issued", "redeem_pending", "on_hold"]
+
+
 def outstanding_liability(casino: Casino, at: dt.datetime) -> dict[str, Any]:
-    """Tickets valid at `at`: printed by then and not yet redeemed, expired or voided by then."""
-    open_at = (
-        Ticket.objects.filter(casino=casino, printed_at__lte=at)
-        .exclude(redeemed_at__lte=at)
-        .exclude(expired_at__lte=at)
-        .exclude(voided_at__lte=at)
+    """Tickets valid at `at`: printed by then and not redeemed, expired or voided by then.
+
+    Read as "outstanding now, or closed only after `at`", so the query touches
+    the open tickets and those closed since `at`, never the whole history.
+    """
+    open_at = Ticket.objects.filter(casino=casino, printed_at__lte=at).filter(
+        Q(state__in=OUTSTANDING_STATES) | Q(redeemed_at__gt=at) | Q(expired_at__gt=at) | Q(voided_at__gt=at)
     )
     totals = open_at.aggregate(n=Count("id"), total=Sum("amount"))
     return {"at": at, "count": totals["n"], "amount": totals["total"] or Decimal("0")}

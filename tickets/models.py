@@ -77,6 +77,25 @@ class Ticket(models.Model):
                 fields=["hold_expires_at"], condition=Q(state="redeem_pending"), name="ticket_pending_hold_idx"
             ),
             models.Index(fields=["casino", "issued_at"], name="ticket_casino_issued_idx"),
+            # Reports stay flat as history grows: each reads only the tickets that
+            # changed in its window, or the (small) set still outstanding.
+            models.Index(fields=["casino", "printed_at"], name="ticket_casino_printed_idx"),
+            models.Index(
+                fields=["casino", "redeemed_at"],
+                condition=Q(redeemed_at__isnull=False),
+                name="ticket_casino_redeemed_idx",
+            ),
+            models.Index(
+                fields=["casino", "expired_at"], condition=Q(expired_at__isnull=False), name="ticket_casino_expired_idx"
+            ),
+            models.Index(
+                fields=["casino", "voided_at"], condition=Q(voided_at__isnull=False), name="ticket_casino_voided_idx"
+            ),
+            models.Index(
+                fields=["casino", "printed_at"],
+                condition=Q(state__in=["issued", "redeem_pending", "on_hold"]),
+                name="ticket_outstanding_idx",
+            ),
         ]
         constraints = [
             models.CheckConstraint(
