@@ -10,7 +10,7 @@ import time
 from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from bench.common import fresh_database, print_table, setup_django, write_result  # noqa: E402
+from bench.common import fresh_database, print_table, setup_django, write_result
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from bench.common import fresh_database, print_table, setup_django, write_result  # noqa: E402
+from bench.common import fresh_database, print_table, setup_django, write_result
 
 
 def timed(fn, repeat: int) -> float:
