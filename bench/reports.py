@@ -60,11 +60,11 @@ def main() -> None:
         yesterday = today - dt.timedelta(days=1)
         at = now - dt.timedelta(hours=6)
         measured = {
-            "outstanding_liability_ms": timed(lambda c=casino: reports.outstanding_liability(c, at), args.repeat),
+            "outstanding_liability_ms": timed(lambda c=casino, a=at: reports.outstanding_liability(c, a), args.repeat),
             "gaming_day_summary_ms": timed(
-                lambda c=casino: reports.tickets_per_gaming_day(c, yesterday, yesterday), args.repeat
+                lambda c=casino, d=yesterday: reports.tickets_per_gaming_day(c, d, d), args.repeat
             ),
-            "exceptions_ms": timed(lambda c=casino: reports.exceptions(c, yesterday, yesterday), args.repeat),
+            "exceptions_ms": timed(lambda c=casino, d=yesterday: reports.exceptions(c, d, d), args.repeat),
         }
         results[size] = {k: round(v, 1) for k, v in measured.items()}
         rows.append([f"{size:,}", *(f"{v:.1f}" for v in measured.values())])
