@@ -187,7 +187,10 @@ def main() -> None:
         f"{args.machines} machines, {args.workers} gunicorn workers, {measured:.0f} s measured, errors: {len(result['errors'])}"
     )
     print_table(["endpoint", "req/s", "p50 ms", "p95 ms", "p99 ms", "ratio to floor"], rows)
-    print(f"all API requests: {total_rps:.1f} req/s; pgbench -N (16 clients): {tps:.0f} tps")
+    print(
+        f"all API requests: {total_rps:.1f} req/s = {total_rps / floor_rps:.2f} of the floor's {floor_rps:.0f} req/s; "
+        f"pgbench -N (16 clients): {tps:.0f} tps"
+    )
     path = write_result(
         "api_load",
         {

@@ -13,15 +13,20 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.common import fresh_database, print_table, setup_django, write_result
 
+# What a DBA would write by hand: the same keyset-walking batches, as one script of statements.
 HAND_SQL = """
 WITH due AS (
-    SELECT id FROM tickets_ticket WHERE state = 'issued' AND expires_at < %(now)s
+    SELECT id, expires_at FROM tickets_ticket WHERE state = 'issued' AND expires_at < %(now)s
+      AND (expires_at, id) > (%(after_at)s, %(after_id)s)
     ORDER BY expires_at, id LIMIT %(batch)s FOR UPDATE SKIP LOCKED
 ), expired AS (
     UPDATE tickets_ticket t SET state = 'expired', expired_at = %(now)s FROM due WHERE t.id = due.id RETURNING t.id
+), events AS (
+    INSERT INTO tickets_ticketevent (ticket_id, kind, from_state, to_state, request_id, reason, details, created_at)
+    SELECT id, 'expired', 'issued', 'expired', '', '', '{"job": "hand-written SQL"}', %(now)s FROM expired RETURNING 1
 )
-INSERT INTO tickets_ticketevent (ticket_id, kind, from_state, to_state, request_id, reason, details, created_at)
-SELECT id, 'expired', 'issued', 'expired', '', '', '{"job": "hand-written SQL"}', %(now)s FROM expired
+SELECT (SELECT count(*) FROM events), last.expires_at, last.id
+FROM (SELECT expires_at, id FROM due ORDER BY expires_at DESC, id DESC LIMIT 1) AS last
 """
 
 
@@ -94,12 +99,15 @@ def main() -> None:
     t0 = time.perf_counter()
     total = 0
     now = timezone.now()
+    after_at, after_id = "-infinity", 0
     while True:
         with connection.cursor() as cursor:
-            cursor.execute(HAND_SQL, {"now": now, "batch": args.batch})
-            if cursor.rowcount == 0:
-                break
-            total += cursor.rowcount
+            cursor.execute(HAND_SQL, {"now": now, "batch": args.batch, "after_at": after_at, "after_id": after_id})
+            row = cursor.fetchone()
+        if row is None:
+            break
+        count, after_at, after_id = row
+        total += count
     sql_seconds = time.perf_counter() - t0
     assert total == args.due, total
 

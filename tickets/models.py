@@ -72,7 +72,7 @@ class Ticket(models.Model):
         ordering = ["-issued_at"]
         indexes = [
             # The expiry job's scan: only issued tickets can expire.
-            models.Index(fields=["expires_at"], condition=Q(state="issued"), name="ticket_issued_expiry_idx"),
+            models.Index(fields=["expires_at", "id"], condition=Q(state="issued"), name="ticket_issued_expiry_idx"),
             models.Index(
                 fields=["hold_expires_at"], condition=Q(state="redeem_pending"), name="ticket_pending_hold_idx"
             ),

@@ -305,11 +305,14 @@ def _commit_refusal(ticket: Ticket) -> tuple[str, str]:
 
 
 # One set-based statement per batch on PostgreSQL: lock a batch of due rows
-# (skipping any a redemption holds), expire them and write their events.
+# (skipping any a redemption holds), expire them and write their events. The
+# batches walk the (expires_at, id) index forward from where the last one
+# stopped: restarting from the front would rescan the entries of rows already
+# expired (dead until vacuum) and make a large run quadratic.
 _EXPIRE_BATCH_SQL = """
 WITH due AS (
-    SELECT id FROM tickets_ticket
-    WHERE state = 'issued' AND expires_at < %(now)s
+    SELECT id, expires_at FROM tickets_ticket
+    WHERE state = 'issued' AND expires_at < %(now)s AND (expires_at, id) > (%(after_at)s, %(after_id)s)
     ORDER BY expires_at, id
     LIMIT %(batch)s
     FOR UPDATE SKIP LOCKED
@@ -317,9 +320,13 @@ WITH due AS (
     UPDATE tickets_ticket AS t SET state = 'expired', expired_at = %(now)s
     FROM due WHERE t.id = due.id AND t.state = 'issued'
     RETURNING t.id
+), events AS (
+    INSERT INTO tickets_ticketevent (ticket_id, kind, from_state, to_state, request_id, reason, details, created_at)
+    SELECT id, 'expired', 'issued', 'expired', '', '', '{"job": "expire_due_tickets"}', %(now)s FROM expired
+    RETURNING 1
 )
-INSERT INTO tickets_ticketevent (ticket_id, kind, from_state, to_state, request_id, reason, details, created_at)
-SELECT id, 'expired', 'issued', 'expired', '', '', '{"job": "expire_due_tickets"}', %(now)s FROM expired
+SELECT (SELECT count(*) FROM events), last.expires_at, last.id
+FROM (SELECT expires_at, id FROM due ORDER BY expires_at DESC, id DESC LIMIT 1) AS last
 """
 
 
@@ -334,16 +341,23 @@ def tickets_expire_due(*, now: dt.datetime | None = None, batch_size: int | None
     now = now or timezone.now()
     batch_size = batch_size or settings.TICKET_EXPIRY_BATCH_SIZE
     total = 0
+    after_at, after_id = dt.datetime.min.replace(tzinfo=dt.UTC), 0
     while True:
         with transaction.atomic():
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
-                    cursor.execute(_EXPIRE_BATCH_SQL, {"now": now, "batch": batch_size})
-                    expired = cursor.rowcount
+                    cursor.execute(
+                        _EXPIRE_BATCH_SQL,
+                        {"now": now, "batch": batch_size, "after_at": after_at, "after_id": after_id},
+                    )
+                    row = cursor.fetchone()
+                if row is None:  # nothing left past the last batch
+                    return total
+                expired, after_at, after_id = row
             else:
                 expired = _expire_batch_orm(now, batch_size)
-        if not expired:
-            return total
+                if not expired:
+                    return total
         total += expired
         if settings.TICKET_EXPIRY_BATCH_PAUSE_MS:
             time.sleep(settings.TICKET_EXPIRY_BATCH_PAUSE_MS / 1000)
