@@ -9,7 +9,9 @@ from machines.models import Casino, Machine
 DUE_EXPIRES = "now() - interval '1 day'"
 
 
-def generate(*, total: int, due: int, live: int) -> tuple[Casino, Machine]:
+def generate(*, total: int, due: int, live: int, per_day: int = 20_000) -> tuple[Casino, Machine]:
+    """History grows in days, not in daily volume: `per_day` tickets a day over as many days as it takes."""
+    span_days = max(30, -(-total // per_day))
     casino = Casino.objects.create(
         name=f"Bench {total}", code=f"B{total % 10**12}", address="Bench", licence_number="B"
     )
@@ -24,10 +26,12 @@ def generate(*, total: int, due: int, live: int) -> tuple[Casino, Machine]:
                                         issued_at, printed_at, expires_at, redeemed_at, redeemed_by_machine_id)
             SELECT lpad((%(offset)s + g)::text, 18, '0'), %(casino)s, %(machine)s, g, (1 + g %% 500)::numeric, 'cashable',
                    CASE WHEN g <= %(due)s OR g > %(due)s + %(redeemed)s THEN 'issued' ELSE 'redeemed' END,
-                   now() - (g %% 30) * interval '1 day' - interval '31 days' * (g <= %(due)s)::int,
-                   now() - (g %% 30) * interval '1 day' - interval '31 days' * (g <= %(due)s)::int,
+                   now() - (CASE WHEN g > %(due)s + %(redeemed)s THEN g %% 30 ELSE g %% %(span)s END) * interval '1 day'
+                         - interval '31 days' * (g <= %(due)s)::int,
+                   now() - (CASE WHEN g > %(due)s + %(redeemed)s THEN g %% 30 ELSE g %% %(span)s END) * interval '1 day'
+                         - interval '31 days' * (g <= %(due)s)::int,
                    CASE WHEN g <= %(due)s THEN {DUE_EXPIRES} ELSE now() + interval '30 days' END,
-                   CASE WHEN g > %(due)s AND g <= %(due)s + %(redeemed)s THEN now() - (g %% 30) * interval '1 day' + interval '1 hour' END,
+                   CASE WHEN g > %(due)s AND g <= %(due)s + %(redeemed)s THEN now() - (g %% %(span)s) * interval '1 day' + interval '1 hour' END,
                    CASE WHEN g > %(due)s AND g <= %(due)s + %(redeemed)s THEN %(machine)s END
             FROM generate_series(1, %(total)s) AS g
             """,
@@ -38,6 +42,7 @@ def generate(*, total: int, due: int, live: int) -> tuple[Casino, Machine]:
                 "due": due,
                 "redeemed": redeemed,
                 "total": total,
+                "span": span_days,
             },
         )
         cursor.execute("ANALYZE tickets_ticket")
