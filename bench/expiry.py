@@ -41,20 +41,31 @@ def reset(connection) -> None:
         cursor.execute("VACUUM ANALYZE tickets_ticketevent")
 
 
-def probe_redemptions(machine, numbers: list[str], stop: threading.Event, waits: list[float]) -> None:
-    from django.db import connection
+def probe_redemptions(
+    machine, numbers: list[str], stop: threading.Event, waits: list[float], lock_timeouts: list[str]
+) -> None:
+    """A machine redeeming other tickets while the job runs. A wait for a lock over 100 ms fails
+    (lock_timeout), so "never blocked longer than 100 ms" is checked by the database itself,
+    apart from time lost to the two cores being busy."""
+    from django.db import OperationalError, connection
 
     from tickets.services import ticket_authorize, ticket_commit
 
+    with connection.cursor() as cursor:
+        cursor.execute("SET lock_timeout = '100ms'")
     try:
         for i, number in enumerate(numbers):
             if stop.is_set():
                 break
             t0 = time.perf_counter()
-            ticket_authorize(machine=machine, validation_number=number, request_id=f"probe-a-{i}")
-            ticket_commit(
-                machine=machine, validation_number=number, accepted=True, reason="", request_id=f"probe-c-{i}"
-            )
+            try:
+                ticket_authorize(machine=machine, validation_number=number, request_id=f"probe-a-{i}")
+                ticket_commit(
+                    machine=machine, validation_number=number, accepted=True, reason="", request_id=f"probe-c-{i}"
+                )
+            except OperationalError as error:
+                lock_timeouts.append(str(error))
+                continue
             waits.append(time.perf_counter() - t0)
     finally:
         connection.close()
