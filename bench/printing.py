@@ -4,6 +4,8 @@
 """
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 import os
 import sys
 import time
@@ -38,10 +40,11 @@ def main() -> None:
     tickets = [tx.ticket for tx in sales]
 
     rows, result = [], {}
-    for name, render, items in (
+    documents: list[tuple[str, Callable[[Any], bytes], list[Any]]] = [
         ("voucher (ticket sold at the desk)", printing.voucher_pdf, tickets),
         ("receipt (80 mm)", printing.receipt_pdf, exchanges),
-    ):
+    ]
+    for name, render, items in documents:
         render(items[0])
         t0 = time.perf_counter()
         size = sum(len(render(item)) for item in items)
