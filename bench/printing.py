@@ -4,12 +4,12 @@
 """
 
 import argparse
-from collections.abc import Callable
-from typing import Any
 import os
 import sys
 import time
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.common import fresh_database, print_table, setup_django, write_result
