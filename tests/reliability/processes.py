@@ -26,6 +26,14 @@ def service_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+def current_database_url() -> str:
+    """The URL of the test database pytest-django created, for processes the test starts."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
 def start_worker(env: dict[str, str], queue: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [

@@ -8,12 +8,11 @@ from decimal import Decimal
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from casino_office.celery import app
 from tests.factories import MachineFactory
-from tests.reliability.processes import service_env, start_worker
+from tests.reliability.processes import current_database_url, service_env, start_worker
 from tests.tickets.test_celery_worker import REDIS_URL, _redis_up
 from tickets.models import Ticket, TicketEvent, TicketState
 from tickets.services import ticket_expiry_for
@@ -57,9 +56,8 @@ def _expired() -> int:
 def test_killed_worker_leaves_no_ticket_expired_twice_or_not_at_all(casino):
     assert _redis_up(), f"Redis is needed at {REDIS_URL}"
     _due_tickets(casino, MachineFactory(casino=casino))
-    db = connection.settings_dict
     env = service_env(
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        DATABASE_URL=current_database_url(),
         CELERY_BROKER_URL=REDIS_URL,
         SECRET_KEY=settings.SECRET_KEY,
         TICKET_EXPIRY_BATCH_SIZE="50",

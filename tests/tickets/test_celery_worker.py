@@ -1,26 +1,22 @@
 """A real Celery worker, against Redis and the test database, expires a ticket."""
 
 import os
-import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 import redis
 from django.conf import settings
-from django.db import connection
 
 from casino_office.celery import app
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory
+from tests.reliability.processes import current_database_url, service_env, start_worker
 from tests.tickets.test_expiry import _age
 from tickets.models import Ticket, TicketEvent
 from tickets.tasks import expire_due_tickets
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _redis_up() -> bool:
@@ -38,34 +34,14 @@ def test_worker_on_redis_expires_a_due_ticket(casino, tmp_path):
     number = api.issued_ticket()
     _age(number, 31)
 
-    db = connection.settings_dict
-    database_url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    queue = f"test-{uuid.uuid4().hex}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "CELERY_BROKER_URL": REDIS_URL,
-        "SECRET_KEY": settings.SECRET_KEY,
-        "CASINO_VAR_DIR": str(tmp_path),
-    }
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "casino_office",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            queue,
-            "--loglevel=INFO",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+    worker = start_worker(
+        service_env(
+            DATABASE_URL=current_database_url(),
+            CELERY_BROKER_URL=REDIS_URL,
+            SECRET_KEY=settings.SECRET_KEY,
+            CASINO_VAR_DIR=str(tmp_path),
+        ),
+        queue := f"test-{uuid.uuid4().hex}",
     )
     try:
         with app.connection_for_write(REDIS_URL) as broker:
