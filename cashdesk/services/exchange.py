@@ -31,38 +31,29 @@ def _chip_lines(chips: dict[str, int], sign: int) -> list[Line]:
     return lines
 
 
-def chips_buy(*, shift: Shift, user: User, chips: dict[str, int], person: Person | None = None) -> CashTransaction:
-    """The player pays cash and receives value chips."""
-    lines = _chip_lines(chips, -1)
-    total = -sum((line.amount for line in lines), Decimal("0"))
+def _exchange(*, shift: Shift, user: User, kind: str, lines: list[Line], person: Person | None) -> CashTransaction:
+    """Cash against chips or tokens: the transaction's value is the cash that changes hands."""
+    value = abs(sum((line.amount for line in lines if line.item != Item.CASH), Decimal("0")))
+    cash_line = cash(value if kind in (TransactionKind.CHIPS_BUY, TransactionKind.TOKENS_BUY) else -value)
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         return post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=TransactionKind.CHIPS_BUY,
-            amount=total,
-            lines=[cash(total), *lines],
-            user=user,
-            person=person,
+            shift=shift, desk=desk, kind=kind, amount=value, lines=[cash_line, *lines], user=user, person=person
         )
+
+
+def chips_buy(*, shift: Shift, user: User, chips: dict[str, int], person: Person | None = None) -> CashTransaction:
+    """The player pays cash and receives value chips."""
+    return _exchange(
+        shift=shift, user=user, kind=TransactionKind.CHIPS_BUY, lines=_chip_lines(chips, -1), person=person
+    )
 
 
 def chips_cashout(*, shift: Shift, user: User, chips: dict[str, int], person: Person | None = None) -> CashTransaction:
     """The player hands in value chips and receives cash."""
-    lines = _chip_lines(chips, 1)
-    total = sum((line.amount for line in lines), Decimal("0"))
-    with transaction.atomic():
-        shift, desk = lock_shift(shift=shift, user=user)
-        return post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=TransactionKind.CHIPS_CASHOUT,
-            amount=total,
-            lines=[*lines, cash(-total)],
-            user=user,
-            person=person,
-        )
+    return _exchange(
+        shift=shift, user=user, kind=TransactionKind.CHIPS_CASHOUT, lines=_chip_lines(chips, 1), person=person
+    )
 
 
 def _token_count(count: int) -> int:
@@ -72,35 +63,15 @@ def _token_count(count: int) -> int:
 
 
 def tokens_buy(*, shift: Shift, user: User, count: int, person: Person | None = None) -> CashTransaction:
-    count = _token_count(count)
-    line = pieces(Item.TOKEN, -count)
-    with transaction.atomic():
-        shift, desk = lock_shift(shift=shift, user=user)
-        return post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=TransactionKind.TOKENS_BUY,
-            amount=-line.amount,
-            lines=[cash(-line.amount), line],
-            user=user,
-            person=person,
-        )
+    """The player pays cash and receives slot tokens (1 EUR each)."""
+    line = pieces(Item.TOKEN, -_token_count(count))
+    return _exchange(shift=shift, user=user, kind=TransactionKind.TOKENS_BUY, lines=[line], person=person)
 
 
 def tokens_cashout(*, shift: Shift, user: User, count: int, person: Person | None = None) -> CashTransaction:
-    count = _token_count(count)
-    line = pieces(Item.TOKEN, count)
-    with transaction.atomic():
-        shift, desk = lock_shift(shift=shift, user=user)
-        return post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=TransactionKind.TOKENS_CASHOUT,
-            amount=line.amount,
-            lines=[line, cash(-line.amount)],
-            user=user,
-            person=person,
-        )
+    """The player hands in slot tokens and receives cash."""
+    line = pieces(Item.TOKEN, _token_count(count))
+    return _exchange(shift=shift, user=user, kind=TransactionKind.TOKENS_CASHOUT, lines=[line], person=person)
 
 
 def smartcard_payout(
