@@ -58,10 +58,6 @@ def _local(moment: object) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
 
 
-def eur(amount: Decimal) -> str:
-    return format_eur(amount)
-
-
 def voucher_pdf(ticket: Ticket) -> bytes:
     """A ticket sold at the desk, laid out as a machine ticket."""
     casino = ticket.casino
@@ -87,7 +83,7 @@ def voucher_pdf(ticket: Ticket) -> bytes:
     c.setFont(FONT, 8)
     c.drawCentredString(width / 2, height - 41.5 * mm, display)
     c.setFont(BOLD, 16)
-    c.drawCentredString(width / 2, height - 48.5 * mm, eur(ticket.amount))
+    c.drawCentredString(width / 2, height - 48.5 * mm, format_eur(ticket.amount))
     c.setFont(FONT, 7)
     c.drawCentredString(width / 2, height - 52.5 * mm, amount_in_words(ticket.amount, "lt"))
     c.drawCentredString(width / 2, height - 55.5 * mm, amount_in_words(ticket.amount, "en"))
@@ -142,14 +138,14 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
         line(f"Atšaukia / Reverses: {tx.reverses.receipt_number if tx.reverses else ''}")
     if tx.ticket_id and tx.ticket:
         line(f"Bilietas / Ticket: {display_validation_number(tx.ticket.validation_number)}")
-        line("Bilieto suma / Ticket amount:", right_text=eur(tx.ticket.amount))
+        line("Bilieto suma / Ticket amount:", right_text=format_eur(tx.ticket.amount))
     y -= 1 * mm
     for movement in movements:
         direction = "Įnešta / In" if movement.amount > 0 else "Išmokėta / Out"
         count = f" × {abs(movement.count)}" if movement.count is not None else ""
-        line(f"{_item_label(movement.item)}{count} · {direction}", right_text=eur(abs(movement.amount)))
+        line(f"{_item_label(movement.item)}{count} · {direction}", right_text=format_eur(abs(movement.amount)))
     y -= 1 * mm
-    line("IŠ VISO / TOTAL", bold=True, size=10, right_text=eur(tx.amount))
+    line("IŠ VISO / TOTAL", bold=True, size=10, right_text=format_eur(tx.amount))
     y -= 2 * mm
     line(f"Kasa / Desk: {tx.desk.name}")
     line(f"Kasininkas / Cashier: {tx.created_by.get_username()}")
@@ -215,10 +211,10 @@ def shift_report_pdf(shift: Shift) -> bytes:
     for item in ALL_ITEMS:
         row = [
             _item_label(item),
-            eur(opening[item]),
+            format_eur(opening[item]),
             _signed(expected[item] - opening[item]),
-            eur(expected[item]),
-            eur(counted[item].counted_amount) if item in counted else "",
+            format_eur(expected[item]),
+            format_eur(counted[item].counted_amount) if item in counted else "",
             _signed(counted[item].variance) if item in counted else "",
         ]
         c.drawString(20 * mm, y, row[0])
@@ -232,7 +228,7 @@ def shift_report_pdf(shift: Shift) -> bytes:
     c.setFont(FONT, 8)
     for label, (count, total) in sorted(by_kind.items()):
         c.drawString(20 * mm, y, f"{label}: {count}")
-        c.drawRightString(128 * mm, y, eur(total))
+        c.drawRightString(128 * mm, y, format_eur(total))
         y -= 5 * mm
     if not by_kind:
         c.drawString(20 * mm, y, "—")
@@ -242,7 +238,7 @@ def shift_report_pdf(shift: Shift) -> bytes:
 
 
 def _signed(amount: Decimal) -> str:
-    return ("+" if amount > 0 else "") + eur(amount)
+    return ("+" if amount > 0 else "") + format_eur(amount)
 
 
 def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
@@ -270,7 +266,7 @@ def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
         c.drawString(5 * mm, y, text)
         y -= 5 * mm
     c.setFont(BOLD, 14)
-    c.drawCentredString(ROLL_WIDTH / 2, y - 4 * mm, eur(receipt.amount))
+    c.drawCentredString(ROLL_WIDTH / 2, y - 4 * mm, format_eur(receipt.amount))
     c.showPage()
     c.save()
     return buffer.getvalue()

@@ -13,10 +13,6 @@ from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
 
-def _day_bounds(casino: Casino, start: dt.date, end: dt.date) -> tuple[dt.datetime, dt.datetime]:
-    return casino.gaming_day_bounds(start, end)
-
-
 def _gaming_day(field: str, casino: Casino) -> TruncDate:
     shifted = ExpressionWrapper(
         F(field) - dt.timedelta(hours=casino.gaming_day_start_hour), output_field=DateTimeField()
@@ -25,7 +21,7 @@ def _gaming_day(field: str, casino: Casino) -> TruncDate:
 
 
 def tickets_per_gaming_day(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
-    begin, finish = _day_bounds(casino, start, end)
+    begin, finish = casino.gaming_day_bounds(start, end)
     days: dict[dt.date, dict[str, Any]] = {}
     for label, field, extra in (
         ("issued", "printed_at", Q()),
@@ -69,7 +65,7 @@ def outstanding_liability(casino: Casino, at: dt.datetime) -> dict[str, Any]:
 
 
 def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
-    begin, finish = _day_bounds(casino, start, end)
+    begin, finish = casino.gaming_day_bounds(start, end)
     rows: list[dict[str, Any]] = []
     events = (
         TicketEvent.objects.filter(ticket__casino=casino, created_at__gte=begin, created_at__lt=finish)
@@ -126,7 +122,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
 
 
 def per_machine(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
-    begin, finish = _day_bounds(casino, start, end)
+    begin, finish = casino.gaming_day_bounds(start, end)
     issued = {
         row["issuing_machine__asset_number"]: row
         for row in Ticket.objects.filter(
@@ -160,7 +156,7 @@ def per_machine(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, 
 
 
 def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
-    begin, finish = _day_bounds(casino, start, end)
+    begin, finish = casino.gaming_day_bounds(start, end)
     return [
         dict(row)
         for row in CashTransaction.objects.filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
