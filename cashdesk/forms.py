@@ -3,6 +3,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.models import User
+from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, CHIPS, Item
 from cashdesk.models import CashDesk, HoldCase
@@ -10,13 +11,13 @@ from compliance.models import Person
 from compliance.services import PersonError, person_find_or_create
 
 
-def money_field(label: str, **kwargs: Any) -> forms.DecimalField:
+def money_field(label: Any, **kwargs: Any) -> forms.DecimalField:
     return forms.DecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
 
 
 class NumberForm(forms.Form):
     number = forms.CharField(
-        label="Ticket number",
+        label=_("Ticket number"),
         max_length=40,
         widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "inputmode": "numeric"}),
     )
@@ -29,22 +30,22 @@ class PersonFieldsForm(forms.Form):
     needs only the personal code or the document's type and number.
     """
 
-    personal_code = forms.CharField(label="Personal code (asmens kodas)", max_length=20, required=False)
+    personal_code = forms.CharField(label=_("Personal code (asmens kodas)"), max_length=20, required=False)
     document_type = forms.ChoiceField(
-        label="Document", choices=[("", "—"), *Person.DocumentType.choices], required=False
+        label=_("Document"), choices=[("", "—"), *Person.DocumentType.choices], required=False
     )
-    document_number = forms.CharField(label="Document number", max_length=40, required=False)
-    document_country = forms.CharField(label="Issued by (country)", max_length=2, initial="LT", required=False)
+    document_number = forms.CharField(label=_("Document number"), max_length=40, required=False)
+    document_country = forms.CharField(label=_("Issued by (country)"), max_length=2, initial="LT", required=False)
     document_expiry = forms.DateField(
-        label="Document valid until", required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=_("Document valid until"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
-    given_names = forms.CharField(label="Given names", max_length=120, required=False)
-    surnames = forms.CharField(label="Surnames", max_length=120, required=False)
+    given_names = forms.CharField(label=_("Given names"), max_length=120, required=False)
+    surnames = forms.CharField(label=_("Surnames"), max_length=120, required=False)
     date_of_birth = forms.DateField(
-        label="Date of birth", required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=_("Date of birth"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
-    nationality = forms.CharField(label="Nationality", max_length=2, initial="LT", required=False)
-    address = forms.CharField(label="Address", max_length=255, required=False)
+    nationality = forms.CharField(label=_("Nationality"), max_length=2, initial="LT", required=False)
+    address = forms.CharField(label=_("Address"), max_length=255, required=False)
 
     def person(self) -> Person | None:
         data = self.cleaned_data
@@ -71,22 +72,24 @@ class PersonFieldsForm(forms.Form):
 class PayTicketForm(PersonFieldsForm):
     number = forms.CharField(widget=forms.HiddenInput)
     printed_amount = forms.DecimalField(
-        label="Amount printed on the ticket (if it differs)", required=False, max_digits=12, decimal_places=3
+        label=_("Amount printed on the ticket (if it differs)"), required=False, max_digits=12, decimal_places=3
     )
 
 
 class HoldForm(forms.Form):
     number = forms.CharField(widget=forms.HiddenInput)
-    reason = forms.ChoiceField(choices=HoldCase.Reason.choices)
-    note = forms.CharField(max_length=255, required=False)
+    reason = forms.ChoiceField(label=_("Reason"), choices=HoldCase.Reason.choices)
+    note = forms.CharField(label=_("Note"), max_length=255, required=False)
 
 
 class SellForm(PersonFieldsForm):
-    amount = money_field("Amount (EUR)", widget=forms.NumberInput(attrs={"autofocus": True, "step": "0.01"}))
+    amount = money_field(_("Amount (EUR)"), widget=forms.NumberInput(attrs={"autofocus": True, "step": "0.01"}))
 
 
 class ChipsForm(PersonFieldsForm):
-    direction = forms.ChoiceField(choices=[("buy", "Cash for chips"), ("cashout", "Chips for cash")])
+    direction = forms.ChoiceField(
+        label=_("Direction"), choices=[("buy", _("Cash for chips")), ("cashout", _("Chips for cash"))]
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -99,19 +102,27 @@ class ChipsForm(PersonFieldsForm):
 
 
 class TokensForm(forms.Form):
-    direction = forms.ChoiceField(choices=[("buy", "Cash for tokens"), ("cashout", "Tokens for cash")])
-    count = forms.IntegerField(min_value=1, widget=forms.NumberInput(attrs={"autofocus": True}))
+    direction = forms.ChoiceField(
+        label=_("Direction"), choices=[("buy", _("Cash for tokens")), ("cashout", _("Tokens for cash"))]
+    )
+    count = forms.IntegerField(
+        label=_("Tokens (pieces)"), min_value=1, widget=forms.NumberInput(attrs={"autofocus": True})
+    )
 
 
 class SmartCardForm(PersonFieldsForm):
-    card_number = forms.CharField(max_length=32, widget=forms.TextInput(attrs={"autofocus": True}))
+    card_number = forms.CharField(
+        label=_("Card number"), max_length=32, widget=forms.TextInput(attrs={"autofocus": True})
+    )
     credits = forms.DecimalField(
-        label="Credits read (EUR)", max_digits=12, decimal_places=3, min_value=Decimal("0.001")
+        label=_("Credits read (EUR)"), max_digits=12, decimal_places=3, min_value=Decimal("0.001")
     )
 
 
 class ReceiptPayoutForm(PersonFieldsForm):
-    receipt_number = forms.IntegerField(min_value=1, widget=forms.NumberInput(attrs={"autofocus": True}))
+    receipt_number = forms.IntegerField(
+        label=_("Machine receipt number"), min_value=1, widget=forms.NumberInput(attrs={"autofocus": True})
+    )
 
 
 class CountForm(forms.Form):
@@ -122,10 +133,12 @@ class CountForm(forms.Form):
         for item in ALL_ITEMS:
             if item == Item.CASH:
                 self.fields[item] = forms.DecimalField(
-                    label="Cash (EUR)", max_digits=12, decimal_places=2, min_value=Decimal("0")
+                    label=_("Cash (EUR)"), max_digits=12, decimal_places=2, min_value=Decimal("0")
                 )
             else:
-                self.fields[item] = forms.IntegerField(label=f"{Item(item).label} (pieces)", min_value=0, initial=0)
+                self.fields[item] = forms.IntegerField(
+                    label=_("%(item)s (pieces)") % {"item": Item(item).label}, min_value=0, initial=0
+                )
 
     def counted(self) -> dict[str, Decimal | int]:
         return {item: self.cleaned_data[item] for item in ALL_ITEMS}
@@ -134,7 +147,9 @@ class CountForm(forms.Form):
 class OpenShiftForm(CountForm):
     def __init__(self, *args: Any, desks: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["desk"] = forms.ModelChoiceField(queryset=desks if desks is not None else CashDesk.objects.none())
+        self.fields["desk"] = forms.ModelChoiceField(
+            label=_("Desk"), queryset=desks if desks is not None else CashDesk.objects.none()
+        )
         self.order_fields(["desk", *ALL_ITEMS])
 
 
@@ -142,48 +157,51 @@ class HandoverForm(CountForm):
     def __init__(self, *args: Any, cashiers: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["next_cashier"] = forms.ModelChoiceField(
-            queryset=cashiers if cashiers is not None else User.objects.none()
+            label=_("Next cashier"), queryset=cashiers if cashiers is not None else User.objects.none()
         )
 
 
 class TransferForm(forms.Form):
-    direction = forms.ChoiceField(choices=[("drop", "Drop cash to the vault"), ("fill", "Fill cash from the vault")])
-    amount = money_field("Amount (EUR)")
+    direction = forms.ChoiceField(
+        label=_("Direction"), choices=[("drop", _("Drop cash to the vault")), ("fill", _("Fill cash from the vault"))]
+    )
+    amount = money_field(_("Amount (EUR)"))
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(max_length=255, widget=forms.TextInput(attrs={"autofocus": True}))
+    reason = forms.CharField(label=_("Reason"), max_length=255, widget=forms.TextInput(attrs={"autofocus": True}))
 
 
 class MachineReceiptForm(forms.Form):
     asset_number = forms.CharField(
-        label="Machine asset number", max_length=32, widget=forms.TextInput(attrs={"autofocus": True})
+        label=_("Machine asset number"), max_length=32, widget=forms.TextInput(attrs={"autofocus": True})
     )
-    amount = money_field("Unpaid credits (EUR)")
-    reason = forms.CharField(max_length=255, initial="Hopper empty")
+    amount = money_field(_("Unpaid credits (EUR)"))
+    reason = forms.CharField(label=_("Reason"), max_length=255, initial=_("Hopper empty"))
 
 
 class DecideHoldForm(forms.Form):
-    decision = forms.ChoiceField(choices=[("pay", "Pay"), ("refuse", "Refuse (void)")])
-    note = forms.CharField(max_length=255, required=False)
+    decision = forms.ChoiceField(label=_("Decision"), choices=[("pay", _("Pay")), ("refuse", _("Refuse (void)"))])
+    note = forms.CharField(label=_("Note"), max_length=255, required=False)
 
 
 class ResolveStuckForm(forms.Form):
     outcome = forms.ChoiceField(
+        label=_("Outcome"),
         choices=[
-            ("taken", "Meters show the credits were added: redeemed"),
-            ("not_taken", "No credits added: valid again"),
-        ]
+            ("taken", _("Meters show the credits were added: redeemed")),
+            ("not_taken", _("No credits added: valid again")),
+        ],
     )
-    meter_reading = forms.CharField(max_length=200)
-    reason = forms.CharField(max_length=255)
+    meter_reading = forms.CharField(label=_("Meter reading"), max_length=200)
+    reason = forms.CharField(label=_("Reason"), max_length=255)
 
 
 class VoidTicketForm(forms.Form):
-    number = forms.CharField(max_length=40)
-    reason = forms.CharField(max_length=255)
+    number = forms.CharField(label=_("Ticket number"), max_length=40)
+    reason = forms.CharField(label=_("Reason"), max_length=255)
 
 
 class PeriodForm(forms.Form):
-    start = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    start = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}))

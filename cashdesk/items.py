@@ -6,17 +6,18 @@ Colour chips are not a cash-desk item: they are exchanged only at their table.
 from decimal import Decimal
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Item(models.TextChoices):
-    CASH = "cash", "Cash"
-    CHIP_500 = "chip_500", "Chip 500 €"
-    CHIP_100 = "chip_100", "Chip 100 €"
-    CHIP_25 = "chip_25", "Chip 25 €"
-    CHIP_5 = "chip_5", "Chip 5 €"
-    CHIP_1 = "chip_1", "Chip 1 €"
-    CHIP_0_50 = "chip_0_50", "Chip 0.50 €"
-    TOKEN = "token", "Slot token 1 €"
+    CASH = "cash", _("Cash")
+    CHIP_500 = "chip_500", _("Chip 500 €")
+    CHIP_100 = "chip_100", _("Chip 100 €")
+    CHIP_25 = "chip_25", _("Chip 25 €")
+    CHIP_5 = "chip_5", _("Chip 5 €")
+    CHIP_1 = "chip_1", _("Chip 1 €")
+    CHIP_0_50 = "chip_0_50", _("Chip 0.50 €")
+    TOKEN = "token", _("Slot token 1 €")
 
 
 # The value of one piece of each counted item.

@@ -3,6 +3,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from compliance.models import Person
@@ -13,8 +14,8 @@ class CashDesk(models.Model):
     """A cash desk of a casino, or the casino's vault (kind=vault, one per casino, no shifts)."""
 
     class Kind(models.TextChoices):
-        DESK = "desk", "Cash desk"
-        VAULT = "vault", "Vault"
+        DESK = "desk", _("Cash desk")
+        VAULT = "vault", _("Vault")
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="desks")
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK)
@@ -36,6 +37,7 @@ class CashDesk(models.Model):
             ("supervise_desk", "Approve reversals and transfers, resolve and void tickets (shift supervisor)"),
             ("decide_hold", "Decide held tickets (shift supervisor, compliance officer)"),
             ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
+            ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
         ]
         constraints = [
             models.UniqueConstraint(fields=["casino", "code"], name="cashdesk_code_unique_per_casino"),
@@ -83,9 +85,9 @@ class ShiftCount(models.Model):
     """A count of the desk: at opening, at handover, at closing. Lines hold counted, expected, variance."""
 
     class Kind(models.TextChoices):
-        OPENING = "opening", "Opening float"
-        HANDOVER = "handover", "Handover"
-        CLOSING = "closing", "Closing"
+        OPENING = "opening", _("Opening float")
+        HANDOVER = "handover", _("Handover")
+        CLOSING = "closing", _("Closing")
 
     shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="counts")
     kind = models.CharField(max_length=10, choices=Kind.choices)
@@ -125,17 +127,17 @@ class ShiftCountLine(models.Model):
 
 
 class TransactionKind(models.TextChoices):
-    TICKET_PAYOUT = "ticket_payout", "Ticket payout"
-    TICKET_SALE = "ticket_sale", "Ticket sale"
-    CHIPS_BUY = "chips_buy", "Cash for chips"
-    CHIPS_CASHOUT = "chips_cashout", "Chips for cash"
-    TOKENS_BUY = "tokens_buy", "Cash for tokens"
-    TOKENS_CASHOUT = "tokens_cashout", "Tokens for cash"
-    SMARTCARD_PAYOUT = "smartcard_payout", "Smart card payout"
-    RECEIPT_PAYOUT = "receipt_payout", "Machine receipt payout"
-    DROP = "drop", "Drop to the vault"
-    FILL = "fill", "Fill from the vault"
-    REVERSAL = "reversal", "Reversal"
+    TICKET_PAYOUT = "ticket_payout", _("Ticket payout")
+    TICKET_SALE = "ticket_sale", _("Ticket sale")
+    CHIPS_BUY = "chips_buy", _("Cash for chips")
+    CHIPS_CASHOUT = "chips_cashout", _("Chips for cash")
+    TOKENS_BUY = "tokens_buy", _("Cash for tokens")
+    TOKENS_CASHOUT = "tokens_cashout", _("Tokens for cash")
+    SMARTCARD_PAYOUT = "smartcard_payout", _("Smart card payout")
+    RECEIPT_PAYOUT = "receipt_payout", _("Machine receipt payout")
+    DROP = "drop", _("Drop to the vault")
+    FILL = "fill", _("Fill from the vault")
+    REVERSAL = "reversal", _("Reversal")
 
 
 # Payouts of winnings and purchases over the casino's threshold need the
@@ -247,8 +249,8 @@ class Transfer(models.Model):
     """A cash drop to the vault or a fill from it: requested at the desk, approved by a supervisor."""
 
     class Direction(models.TextChoices):
-        DROP = "drop", "Drop to the vault"
-        FILL = "fill", "Fill from the vault"
+        DROP = "drop", _("Drop to the vault")
+        FILL = "fill", _("Fill from the vault")
 
     shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers")
     direction = models.CharField(max_length=4, choices=Direction.choices)
@@ -325,16 +327,16 @@ class HoldCase(models.Model):
     """A suspicious ticket refused at the desk; the decision is due within 14 days (casino rules §1.7)."""
 
     class Reason(models.TextChoices):
-        SUSPECTED_COPY = "suspected_copy", "Suspected copy"
-        FORGERY = "forgery", "Suspected forgery"
-        DAMAGE = "damage", "Torn, damaged or altered"
-        OTHER_OWNER = "other_owner", "Belongs to someone else"
-        ALREADY_PAID = "already_paid", "Suspected already paid"
+        SUSPECTED_COPY = "suspected_copy", _("Suspected copy")
+        FORGERY = "forgery", _("Suspected forgery")
+        DAMAGE = "damage", _("Torn, damaged or altered")
+        OTHER_OWNER = "other_owner", _("Belongs to someone else")
+        ALREADY_PAID = "already_paid", _("Suspected already paid")
 
     class Decision(models.TextChoices):
-        PENDING = "pending", "Pending"
-        PAY = "pay", "Pay"
-        REFUSE = "refuse", "Refuse"
+        PENDING = "pending", _("Pending")
+        PAY = "pay", _("Pay")
+        REFUSE = "refuse", _("Refuse")
 
     ticket = models.ForeignKey("tickets.Ticket", on_delete=models.PROTECT, related_name="hold_cases")
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="hold_cases")
@@ -377,3 +379,21 @@ class StaffAssignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} at {self.casino.code}"
+
+
+class StaffPreference(models.Model):
+    """What a member of staff chose for their own screens: the language (lt or en)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="lt")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(language__in=[code for code, _name in settings.LANGUAGES]),
+                name="staffpreference_language_known",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language}"

@@ -20,8 +20,9 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
 from cashdesk.services.ledger import opening_amounts, shift_balances
+from casino_office.i18n import both
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_eur
 from tickets.numbers import display_validation_number
@@ -98,7 +99,7 @@ def voucher_pdf(ticket: Ticket) -> bytes:
 
 
 def _item_label(item: str) -> str:
-    return str(Item(item).label)
+    return both(Item(item).label)
 
 
 def receipt_pdf(tx: CashTransaction) -> bytes:
@@ -133,7 +134,7 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
         c, "code128", tx.receipt_number, x=left + 4 * mm, y=y - 10 * mm, width=right - left - 8 * mm, height=11 * mm
     )
     y -= 15 * mm
-    line(tx.get_kind_display(), bold=True)
+    line(both(TransactionKind(tx.kind).label), bold=True)
     if tx.reverses_id:
         line(f"Atšaukia / Reverses: {tx.reverses.receipt_number if tx.reverses else ''}")
     if tx.ticket_id and tx.ticket:
@@ -168,8 +169,9 @@ def shift_report_pdf(shift: Shift) -> bytes:
     counted = {line.item: line for line in closing.lines.all()} if closing else {}
     by_kind: dict[str, tuple[int, Decimal]] = {}
     for tx in shift.transactions.all():
-        count, total = by_kind.get(tx.get_kind_display(), (0, Decimal("0")))
-        by_kind[tx.get_kind_display()] = (count + 1, total + tx.amount)
+        kind = both(TransactionKind(tx.kind).label)
+        count, total = by_kind.get(kind, (0, Decimal("0")))
+        by_kind[kind] = (count + 1, total + tx.amount)
 
     buffer = io.BytesIO()
     c = Canvas(buffer, pagesize=A4)

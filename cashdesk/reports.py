@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDate
+from django.utils.translation import gettext as _
 
 from cashdesk.models import CashTransaction, HoldCase
 from machines.models import Casino
@@ -77,9 +78,9 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
         .select_related("ticket", "machine", "user")
     )
     labels = {
-        TicketEventKind.AMOUNT_MISMATCH: "Amount mismatch",
-        TicketEventKind.REFUSED: "Second presentation of a paid ticket",
-        TicketEventKind.STUCK: "Redemption not committed in time",
+        TicketEventKind.AMOUNT_MISMATCH: _("Amount mismatch"),
+        TicketEventKind.REFUSED: _("Second presentation of a paid ticket"),
+        TicketEventKind.STUCK: _("Redemption not committed in time"),
     }
     for event in events.order_by("created_at"):
         rows.append(
@@ -90,7 +91,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "amount": event.ticket.amount,
                 "where": event.machine.asset_number
                 if event.machine
-                else (event.user.get_username() if event.user else "system"),
+                else (event.user.get_username() if event.user else _("system")),
                 "detail": event.details,
             }
         )
@@ -98,7 +99,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
         rows.append(
             {
                 "when": ticket.hold_expires_at,
-                "kind": "Still stuck now",
+                "kind": _("Still stuck now"),
                 "ticket": ticket.validation_number,
                 "amount": ticket.amount,
                 "where": ticket.holder_machine.asset_number if ticket.holder_machine else "",
@@ -111,10 +112,10 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
         rows.append(
             {
                 "when": case.overdue_since,
-                "kind": "Hold decision overdue",
+                "kind": _("Hold decision overdue"),
                 "ticket": case.ticket.validation_number,
                 "amount": case.ticket.amount,
-                "where": f"case {case.pk}",
+                "where": _("case %(case)s") % {"case": case.pk},
                 "detail": {"due": str(case.decision_due)},
             }
         )

@@ -9,7 +9,12 @@ from django.contrib.auth.models import Group, Permission
 ROLES: dict[str, list[str]] = {
     "cashier": ["cashdesk.operate_desk"],
     "floor_attendant": ["cashdesk.record_receipt"],
-    "shift_supervisor": ["cashdesk.supervise_desk", "cashdesk.decide_hold", "cashdesk.view_reports"],
+    "shift_supervisor": [
+        "cashdesk.supervise_desk",
+        "cashdesk.decide_hold",
+        "cashdesk.view_reports",
+        "cashdesk.view_dashboard",
+    ],
     "compliance_officer": [
         "cashdesk.decide_hold",
         "compliance.view_registerentry",
@@ -17,7 +22,12 @@ ROLES: dict[str, list[str]] = {
         "compliance.manage_alerts",
         "compliance.import_self_exclusion",
     ],
-    "manager": ["cashdesk.view_reports", "compliance.view_registerentry", "compliance.view_personal_data"],
+    "manager": [
+        "cashdesk.view_reports",
+        "cashdesk.view_dashboard",
+        "compliance.view_registerentry",
+        "compliance.view_personal_data",
+    ],
 }
 
 

@@ -2,12 +2,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from cashdesk import views
-from cashdesk.views import desk, documents, floor, reports, supervisor
+from cashdesk.views import dashboard, desk, documents, floor, reports, supervisor
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("language/", views.set_language, name="set-language"),
+    path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("desk/", desk.desk_home, name="desk"),
     path("desk/ticket/", desk.ticket_lookup, name="desk-ticket"),
     path("desk/ticket/pay/", desk.ticket_pay, name="desk-ticket-pay"),

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from machines.models import Casino
 
@@ -14,10 +15,10 @@ class Person(models.Model):
     """
 
     class DocumentType(models.TextChoices):
-        PASSPORT = "passport", "Passport"
-        ID_CARD = "id_card", "Identity card"
-        RESIDENCE_PERMIT = "residence_permit", "Residence permit"
-        DRIVING_LICENCE = "driving_licence", "Driving licence"
+        PASSPORT = "passport", _("Passport")
+        ID_CARD = "id_card", _("Identity card")
+        RESIDENCE_PERMIT = "residence_permit", _("Residence permit")
+        DRIVING_LICENCE = "driving_licence", _("Driving licence")
 
     given_names = models.CharField(max_length=120)
     surnames = models.CharField(max_length=120)
@@ -87,12 +88,12 @@ class SelfExclusionEntry(models.Model):
 
 
 class RegisterKind(models.TextChoices):
-    CHIPS_BUY = "chips_buy", "Cash to chips"
-    TICKET_SALE = "ticket_sale", "Ticket sale"
-    TICKET_PAYOUT = "ticket_payout", "Ticket payout"
-    RECEIPT_PAYOUT = "receipt_payout", "Machine receipt payout"
-    SMARTCARD_PAYOUT = "smartcard_payout", "Smart-card payout"
-    CHIPS_CASHOUT = "chips_cashout", "Chips to cash"
+    CHIPS_BUY = "chips_buy", _("Cash to chips")
+    TICKET_SALE = "ticket_sale", _("Ticket sale")
+    TICKET_PAYOUT = "ticket_payout", _("Ticket payout")
+    RECEIPT_PAYOUT = "receipt_payout", _("Machine receipt payout")
+    SMARTCARD_PAYOUT = "smartcard_payout", _("Smart-card payout")
+    CHIPS_CASHOUT = "chips_cashout", _("Chips to cash")
 
 
 class RegisterEntry(models.Model):
@@ -151,16 +152,16 @@ class RegisterEntry(models.Model):
 
 class Alert(models.Model):
     class Kind(models.TextChoices):
-        DUE_DILIGENCE = "due_diligence", "Person's day reached the due-diligence threshold"
-        FCIS_REPORT = "fcis_report", "Person's day reached the cash-operation report threshold"
-        STRUCTURING_DESK = "structuring_desk", "Several transactions just under the threshold at one desk"
-        STRUCTURING_MACHINE = "structuring_machine", "Tickets of one machine cashed just under the threshold"
-        SELF_EXCLUDED_PAYOUT = "self_excluded_payout", "Payout to a self-excluded person"
+        DUE_DILIGENCE = "due_diligence", _("Person's day reached the due-diligence threshold")
+        FCIS_REPORT = "fcis_report", _("Person's day reached the cash-operation report threshold")
+        STRUCTURING_DESK = "structuring_desk", _("Several transactions just under the threshold at one desk")
+        STRUCTURING_MACHINE = "structuring_machine", _("Tickets of one machine cashed just under the threshold")
+        SELF_EXCLUDED_PAYOUT = "self_excluded_payout", _("Payout to a self-excluded person")
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        IN_REVIEW = "in_review", "In review"
-        CLOSED = "closed", "Closed"
+        OPEN = "open", _("Open")
+        IN_REVIEW = "in_review", _("In review")
+        CLOSED = "closed", _("Closed")
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="alerts")
     kind = models.CharField(max_length=24, choices=Kind.choices)
@@ -202,9 +203,9 @@ class AccessLogEntry(models.Model):
     """Every view, search and export of personal data: who, when, what, and the stated purpose."""
 
     class Action(models.TextChoices):
-        VIEW = "view", "View"
-        SEARCH = "search", "Search"
-        EXPORT = "export", "Export"
+        VIEW = "view", _("View")
+        SEARCH = "search", _("Search")
+        EXPORT = "export", _("Export")
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")

@@ -9,7 +9,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk.printing import BOLD, FONT
-from compliance.models import RegisterEntry
+from casino_office.i18n import both
+from compliance.models import Person, RegisterEntry, RegisterKind
 from compliance.services import person_document_number, person_personal_code
 from machines.models import Casino
 from tickets.money import format_eur
@@ -49,12 +50,12 @@ def register_extract_pdf(*, casino: Casino, entries: Iterable[RegisterEntry], pe
         values = [
             str(entry.sequence),
             timezone.localtime(entry.created_at).strftime("%Y-%m-%d %H:%M"),
-            entry.get_kind_display(),
+            both(RegisterKind(entry.kind).label),
             format_eur(entry.amount),
             f"{person.given_names} {person.surnames}",
             person.date_of_birth.isoformat(),
             person_personal_code(person) or "—",
-            f"{person.get_document_type_display()} {person_document_number(person)}",
+            f"{both(Person.DocumentType(person.document_type).label)} {person_document_number(person)}",
             entry.desk.code,
             entry.cashier.get_username(),
             entry.entry_hash[:16],

@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from stdnum.exceptions import ValidationError as StdnumError
 from stdnum.lt import asmens
 
@@ -54,14 +55,15 @@ def personal_code_check(code: str, date_of_birth: dt.date | None) -> str:
     try:
         compact = asmens.validate(code)
     except StdnumError:
-        raise PersonError("The personal code (asmens kodas) is not valid: check the digits.") from None
+        raise PersonError(_("The personal code (asmens kodas) is not valid: check the digits.")) from None
     try:
         encoded = asmens.get_birth_date(compact)
     except StdnumError:
         encoded = None  # codes issued without a birth date (first digit 9) carry none to compare
     if encoded is not None and date_of_birth is not None and encoded != date_of_birth:
         raise PersonError(
-            f"The personal code gives the date of birth {encoded:%Y-%m-%d}, not {date_of_birth:%Y-%m-%d}."
+            _("The personal code gives the date of birth %(encoded)s, not %(given)s.")
+            % {"encoded": f"{encoded:%Y-%m-%d}", "given": f"{date_of_birth:%Y-%m-%d}"}
         )
     return str(compact)
 
@@ -107,15 +109,17 @@ def person_find_or_create(
         return existing
     number = crypto.normalise(document_number)
     if document_type not in Person.DocumentType.values or not number:
-        raise PersonError("Enter the identity document's type and number.")
+        raise PersonError(_("Enter the identity document's type and number."))
     if not (given_names.strip() and surnames.strip() and date_of_birth and document_expiry):
-        raise PersonError("New person: enter names, date of birth and the document's expiry date as in the document.")
+        raise PersonError(
+            _("New person: enter names, date of birth and the document's expiry date as in the document.")
+        )
     nationality = (nationality or "LT").upper()
     code = ""
     if personal_code.strip():
         code = personal_code_check(personal_code, date_of_birth)
     elif nationality == "LT":
-        raise PersonError("Lithuanian citizens are identified with their personal code (asmens kodas).")
+        raise PersonError(_("Lithuanian citizens are identified with their personal code (asmens kodas)."))
     try:
         with transaction.atomic():
             return Person.objects.create(
@@ -133,7 +137,7 @@ def person_find_or_create(
                 address=address.strip(),
             )
     except IntegrityError:
-        raise PersonError("This personal code belongs to a person registered with another document.") from None
+        raise PersonError(_("This personal code belongs to a person registered with another document.")) from None
 
 
 def person_personal_code(person: Person) -> str:
@@ -181,15 +185,15 @@ def self_exclusion_import(
 ) -> SelfExclusionList:
     """Import the regulator's CSV (personal_code, or given_names + surnames + date_of_birth); all or nothing."""
     if not user.has_perm("compliance.import_self_exclusion"):
-        raise PersonError("Only compliance officers import the self-exclusion list.")
+        raise PersonError(_("Only compliance officers import the self-exclusion list."))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise PersonError("The file is not UTF-8 text.") from None
+        raise PersonError(_("The file is not UTF-8 text.")) from None
     reader = csv.DictReader(io.StringIO(text))
     fields = set(reader.fieldnames or [])
     if not ({"personal_code"} <= fields or {"given_names", "surnames", "date_of_birth"} <= fields):
-        raise PersonError("Columns needed: personal_code, or given_names, surnames and date_of_birth.")
+        raise PersonError(_("Columns needed: personal_code, or given_names, surnames and date_of_birth."))
     entries: list[SelfExclusionEntry] = []
     for line, row in enumerate(reader, start=2):
         code = (row.get("personal_code") or "").strip()
@@ -198,20 +202,22 @@ def self_exclusion_import(
             try:
                 code_index = crypto.blind_index("personal_code", asmens.validate(code))
             except StdnumError:
-                raise PersonError(f"Line {line}: the personal code is not valid.") from None
+                raise PersonError(_("Line %(line)s: the personal code is not valid.") % {"line": line}) from None
         name_index = ""
         names = [(row.get(key) or "").strip() for key in ("given_names", "surnames", "date_of_birth")]
         if all(names):
             try:
                 born = dt.date.fromisoformat(names[2])
             except ValueError:
-                raise PersonError(f"Line {line}: the date of birth must be YYYY-MM-DD.") from None
+                raise PersonError(_("Line %(line)s: the date of birth must be YYYY-MM-DD.") % {"line": line}) from None
             name_index = _name_index(names[0], names[1], born)
         if not code_index and not name_index:
-            raise PersonError(f"Line {line}: give a personal code, or names with the date of birth.")
+            raise PersonError(
+                _("Line %(line)s: give a personal code, or names with the date of birth.") % {"line": line}
+            )
         entries.append(SelfExclusionEntry(personal_code_index=code_index, name_index=name_index))
     if not entries:
-        raise PersonError("The file has no entries.")
+        raise PersonError(_("The file has no entries."))
     with transaction.atomic():
         imported = SelfExclusionList.objects.create(
             casino=casino,
@@ -240,16 +246,18 @@ def identification_check(*, person: Person, kind: str, casino: Casino, at: dt.da
     """The rules before money moves (DOMAIN.md: identity document, 21+, self-exclusion)."""
     day = timezone.localtime(at, casino.zoneinfo).date()
     if person.pseudonymised_at is not None:
-        raise IdentificationRefused("pseudonymised", "This record was pseudonymised; identify the person again.")
+        raise IdentificationRefused("pseudonymised", _("This record was pseudonymised; identify the person again."))
     if person.document_expiry is None or person.document_expiry < day:
-        raise IdentificationRefused("document_expired", "The identity document has expired; ask for a valid one.")
+        raise IdentificationRefused("document_expired", _("The identity document has expired; ask for a valid one."))
     current = self_exclusion_current(casino, day)
     excluded = self_exclusion_match(person, current)
     if kind in PURCHASE_KINDS:
         if age_on(person.date_of_birth, day) < casino.minimum_age:
-            raise IdentificationRefused("under_age", f"The person is under {casino.minimum_age}: no purchases.")
+            raise IdentificationRefused(
+                "under_age", _("The person is under %(age)s: no purchases.") % {"age": casino.minimum_age}
+            )
         if excluded:
-            raise IdentificationRefused("self_excluded", "The person is on the self-exclusion list: no purchases.")
+            raise IdentificationRefused("self_excluded", _("The person is on the self-exclusion list: no purchases."))
     return Identification(person=person, exclusion_list=current, self_excluded=excluded)
 
 
@@ -320,9 +328,9 @@ def register_correct(
 ) -> RegisterEntry:
     """A correction is a new entry that references the one it corrects; the original stays."""
     if not user.has_perm("compliance.manage_alerts"):
-        raise PersonError("Only compliance officers correct the register.")
+        raise PersonError(_("Only compliance officers correct the register."))
     if not note.strip():
-        raise PersonError("Say what the correction corrects.")
+        raise PersonError(_("Say what the correction corrects."))
     now = timezone.now()
     with transaction.atomic():
         return _append(
@@ -485,27 +493,27 @@ def alerts_evaluate(*, tx: "CashTransaction", identification: Identification | N
 
 def alert_review(*, alert: Alert, user: User) -> Alert:
     if not user.has_perm("compliance.manage_alerts"):
-        raise PersonError("Only compliance officers handle alerts.")
+        raise PersonError(_("Only compliance officers handle alerts."))
     updated = Alert.objects.filter(pk=alert.pk, status=Alert.Status.OPEN).update(
         status=Alert.Status.IN_REVIEW, handled_by=user
     )
     if not updated:
-        raise PersonError("Only an open alert can be taken into review.")
+        raise PersonError(_("Only an open alert can be taken into review."))
     return Alert.objects.get(pk=alert.pk)
 
 
 def alert_close(*, alert: Alert, user: User, note: str) -> Alert:
     if not user.has_perm("compliance.manage_alerts"):
-        raise PersonError("Only compliance officers handle alerts.")
+        raise PersonError(_("Only compliance officers handle alerts."))
     if not note.strip():
-        raise PersonError("Close an alert with a note on what was done.")
+        raise PersonError(_("Close an alert with a note on what was done."))
     updated = (
         Alert.objects.filter(pk=alert.pk)
         .exclude(status=Alert.Status.CLOSED)
         .update(status=Alert.Status.CLOSED, handled_by=user, note=note.strip(), closed_at=timezone.now())
     )
     if not updated:
-        raise PersonError("This alert is already closed.")
+        raise PersonError(_("This alert is already closed."))
     return Alert.objects.get(pk=alert.pk)
 
 

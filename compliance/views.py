@@ -12,7 +12,9 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from cashdesk.models import CashDesk
@@ -144,7 +146,7 @@ def person_detail(request: StaffRequest, pk: int) -> HttpResponse:
         or person.transactions.filter(casino=casino).exists()
     )
     if not seen_here:
-        raise Http404("No such person in this casino's records.")
+        raise Http404(_("No such person in this casino's records."))
     _log(request, AccessLogEntry.Action.VIEW, f"person {person.pk}")
     return render(
         request,
@@ -323,7 +325,7 @@ def self_exclusion(request: StaffRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         if upload.size > 20 * 1024 * 1024:
-            form.add_error("file", "The file is larger than 20 MB.")
+            form.add_error("file", _("The file is larger than 20 MB."))
         else:
             try:
                 imported = services.self_exclusion_import(
@@ -337,7 +339,9 @@ def self_exclusion(request: StaffRequest) -> HttpResponse:
                 form.add_error("file", str(error))
             else:
                 messages.success(
-                    request, f"Imported {imported.entry_count} entries of the list of {imported.list_date}."
+                    request,
+                    _("Imported %(count)s entries of the list of %(day)s.")
+                    % {"count": imported.entry_count, "day": date_format(imported.list_date, "SHORT_DATE_FORMAT")},
                 )
                 return redirect("compliance-self-exclusion")
     lists = SelfExclusionList.objects.filter(casino=casino)[:20]

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 def validate_time_zone(value: str) -> None:
@@ -112,9 +113,9 @@ class Game(models.Model):
 
 class Machine(models.Model):
     class Status(models.TextChoices):
-        ACTIVE = "active", "Active"
-        OUT_OF_SERVICE = "out_of_service", "Out of service"
-        RETIRED = "retired", "Retired"
+        ACTIVE = "active", _("Active")
+        OUT_OF_SERVICE = "out_of_service", _("Out of service")
+        RETIRED = "retired", _("Retired")
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="machines")
     asset_number = models.CharField(

@@ -1,23 +1,24 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from machines.models import Casino, Machine
 
 
 class TicketState(models.TextChoices):
-    PENDING_PRINT = "pending_print", "Pending print"
-    ISSUED = "issued", "Issued"
-    REDEEM_PENDING = "redeem_pending", "Redemption pending"
-    REDEEMED = "redeemed", "Redeemed"
-    VOID = "void", "Void"
-    EXPIRED = "expired", "Expired"
-    ON_HOLD = "on_hold", "On hold"
+    PENDING_PRINT = "pending_print", _("Pending print")
+    ISSUED = "issued", _("Issued")
+    REDEEM_PENDING = "redeem_pending", _("Redemption pending")
+    REDEEMED = "redeemed", _("Redeemed")
+    VOID = "void", _("Void")
+    EXPIRED = "expired", _("Expired")
+    ON_HOLD = "on_hold", _("On hold")
 
 
 class TicketType(models.TextChoices):
-    CASHABLE = "cashable", "Cashable"
-    PROMO = "promo", "Promotional"
+    CASHABLE = "cashable", _("Cashable")
+    PROMO = "promo", _("Promotional")
 
 
 # States in which the ticket has been printed (the print was confirmed, or the
@@ -169,21 +170,21 @@ class Ticket(models.Model):
 
 
 class TicketEventKind(models.TextChoices):
-    ISSUED = "issued", "Number issued (pending print)"
-    PRINTED = "printed", "Print confirmed"
-    PRINT_FAILED = "print_failed", "Print failed (voided)"
-    AUTHORIZED = "authorized", "Redemption authorized"
-    REDEEMED = "redeemed", "Redeemed"
-    REDEEM_REJECTED = "redeem_rejected", "Redemption rejected by the machine"
-    REFUSED = "refused", "Request refused"
-    EXPIRED = "expired", "Expired"
-    STUCK = "stuck", "Redemption not committed in time"
-    SOLD = "sold", "Sold at the cash desk"
-    HELD = "held", "Put on hold at the cash desk"
-    CLEARED_FOR_PAYMENT = "cleared_for_payment", "Hold decided: pay"
-    VOIDED = "voided", "Voided"
-    RESOLVED = "resolved", "Stuck redemption resolved by a supervisor"
-    AMOUNT_MISMATCH = "amount_mismatch", "Printed amount differs from the system's"
+    ISSUED = "issued", _("Number issued (pending print)")
+    PRINTED = "printed", _("Print confirmed")
+    PRINT_FAILED = "print_failed", _("Print failed (voided)")
+    AUTHORIZED = "authorized", _("Redemption authorized")
+    REDEEMED = "redeemed", _("Redeemed")
+    REDEEM_REJECTED = "redeem_rejected", _("Redemption rejected by the machine")
+    REFUSED = "refused", _("Request refused")
+    EXPIRED = "expired", _("Expired")
+    STUCK = "stuck", _("Redemption not committed in time")
+    SOLD = "sold", _("Sold at the cash desk")
+    HELD = "held", _("Put on hold at the cash desk")
+    CLEARED_FOR_PAYMENT = "cleared_for_payment", _("Hold decided: pay")
+    VOIDED = "voided", _("Voided")
+    RESOLVED = "resolved", _("Stuck redemption resolved by a supervisor")
+    AMOUNT_MISMATCH = "amount_mismatch", _("Printed amount differs from the system's")
 
 
 # Kinds written by the system's own jobs, which have no machine or user.

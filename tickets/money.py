@@ -3,6 +3,9 @@
 import re
 from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 
+from babel.numbers import format_currency
+from django.conf import settings
+from django.utils import translation
 from num2words import num2words
 
 CENT = Decimal("0.01")
@@ -39,6 +42,16 @@ def format_eur(amount: Decimal) -> str:
     whole, _, fraction = format_amount(abs(amount)).partition(".")
     grouped = f"{int(whole):,}".replace(",", "\u00a0")
     return f"{sign}{grouped},{fraction}\u00a0EUR"
+
+
+def format_money(amount: Decimal, language: str | None = None) -> str:
+    """An amount as the reader's locale writes it: "1 234,56 €" in Lithuanian, "€1,234.56" in English.
+
+    Screens use this (the active language); printed documents keep format_eur.
+    """
+    language = language or translation.get_language() or settings.LANGUAGE_CODE
+    quantized = Decimal(format_amount(Decimal(amount)))
+    return format_currency(quantized, "EUR", locale=language, decimal_quantization=False)
 
 
 def cash_payout(amount: Decimal) -> Decimal:

@@ -5,6 +5,7 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, Item
@@ -20,14 +21,15 @@ def _chip_lines(chips: dict[str, int], sign: int) -> list[Line]:
     for item, count in chips.items():
         if item not in CHIPS:
             raise CashDeskError(
-                "invalid_item", f"{item!r} is not a value chip; colour chips are exchanged at their table."
+                "invalid_item",
+                _("%(item)r is not a value chip; colour chips are exchanged at their table.") % {"item": item},
             )
         if not isinstance(count, int) or count < 0:
-            raise CashDeskError("invalid_count", "Count whole chips.")
+            raise CashDeskError("invalid_count", _("Count whole chips."))
         if count:
             lines.append(pieces(item, sign * count))
     if not lines:
-        raise CashDeskError("invalid_count", "Count at least one chip.")
+        raise CashDeskError("invalid_count", _("Count at least one chip."))
     return lines
 
 
@@ -58,7 +60,7 @@ def chips_cashout(*, shift: Shift, user: User, chips: dict[str, int], person: Pe
 
 def _token_count(count: int) -> int:
     if not isinstance(count, int) or count <= 0:
-        raise CashDeskError("invalid_count", "Count at least one whole token.")
+        raise CashDeskError("invalid_count", _("Count at least one whole token."))
     return count
 
 
@@ -80,9 +82,9 @@ def smartcard_payout(
     """Pay the credits read from a smart card, rounded up to the cent like a ticket."""
     card_number = card_number.strip()
     if not card_number or len(card_number) > 32 or not card_number.isalnum():
-        raise CashDeskError("invalid_card", "Enter the card number as printed (letters and digits).")
+        raise CashDeskError("invalid_card", _("Enter the card number as printed (letters and digits)."))
     if credits <= 0 or credits != credits.quantize(MILL):
-        raise CashDeskError("invalid_amount", "Enter the credits read from the card, more than zero.")
+        raise CashDeskError("invalid_amount", _("Enter the credits read from the card, more than zero."))
     payout = cash_payout(credits)
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
@@ -103,11 +105,11 @@ def smartcard_payout(
 def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, user: User) -> MachineReceipt:
     """A floor attendant records the credits a token machine could not pay."""
     if not user.has_perm("cashdesk.record_receipt"):
-        raise CashDeskError("forbidden", "Only floor attendants record machine receipts.")
+        raise CashDeskError("forbidden", _("Only floor attendants record machine receipts."))
     if amount <= 0 or amount != amount.quantize(CENT):
-        raise CashDeskError("invalid_amount", "Enter the unpaid credits in euros and cents, more than zero.")
+        raise CashDeskError("invalid_amount", _("Enter the unpaid credits in euros and cents, more than zero."))
     if not reason.strip():
-        raise CashDeskError("reason_required", "Say why the machine could not pay.")
+        raise CashDeskError("reason_required", _("Say why the machine could not pay."))
     with transaction.atomic():
         casino = Casino.objects.select_for_update().get(pk=machine.casino_id)
         last = MachineReceipt.objects.filter(casino=casino).order_by("-number").values_list("number", flat=True).first()
@@ -132,13 +134,20 @@ def machine_receipt_pay(*, shift: Shift, user: User, number: int, person: Person
             .first()
         )
         if receipt is None:
-            raise CashDeskError("not_found", f"No machine receipt number {number} in this casino.")
+            raise CashDeskError(
+                "not_found", _("No machine receipt number %(number)s in this casino.") % {"number": number}
+            )
         if receipt.paid_by is not None:
             paid = receipt.paid_by
             raise CashDeskError(
                 "already_paid",
-                f"Receipt {number} was already paid on {timezone.localtime(paid.created_at):%Y-%m-%d %H:%M} "
-                f"at {paid.desk.name} (receipt {paid.receipt_number}).",
+                _("Receipt %(number)s was already paid on %(when)s at %(desk)s (receipt %(receipt)s).")
+                % {
+                    "number": number,
+                    "when": f"{timezone.localtime(paid.created_at):%Y-%m-%d %H:%M}",
+                    "desk": paid.desk.name,
+                    "receipt": paid.receipt_number,
+                },
             )
         shift, desk = lock_shift(shift=shift, user=user)
         tx = post_transaction(

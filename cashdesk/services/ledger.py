@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
@@ -19,6 +20,7 @@ from cashdesk.models import IDENTITY_KINDS, CashDesk, CashTransaction, Movement,
 from compliance.models import Person
 from compliance.services import IdentificationRefused, alerts_evaluate, identification_check, register_entry_write
 from tickets.models import Ticket
+from tickets.money import format_money
 
 ZERO = Decimal("0.00")
 
@@ -45,11 +47,11 @@ def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
     desk = CashDesk.objects.select_for_update().select_related("casino").get(pk=shift.desk_id)
     locked = Shift.objects.get(pk=shift.pk)
     if locked.closed_at is not None:
-        raise CashDeskError("shift_closed", "This shift is closed.")
+        raise CashDeskError("shift_closed", _("This shift is closed."))
     if locked.cashier_id != user.pk:
-        raise CashDeskError("not_your_shift", "Only the cashier of this shift may work it.")
+        raise CashDeskError("not_your_shift", _("Only the cashier of this shift may work it."))
     if not user.has_perm("cashdesk.operate_desk"):
-        raise CashDeskError("forbidden", "Only cashiers work a cash-desk shift.")
+        raise CashDeskError("forbidden", _("Only cashiers work a cash-desk shift."))
     locked.desk = desk
     return locked, desk
 
@@ -104,7 +106,8 @@ def post_transaction(
     if needs_register and person is None:
         raise CashDeskError(
             "identity_required",
-            f"Over {casino.identity_threshold} EUR: identify the person before this transaction.",
+            _("Over %(threshold)s: identify the person before this transaction.")
+            % {"threshold": format_money(casino.identity_threshold)},
         )
     identification = None
     if person is not None:
@@ -116,10 +119,14 @@ def post_transaction(
         balances = shift_balances(shift)
         for line in lines:
             if line.amount < 0 and balances[line.item] + line.amount < 0:
-                label = Item(line.item).label
                 raise CashDeskError(
                     "insufficient_stock",
-                    f"The desk holds {balances[line.item]} EUR in {label}; {-line.amount} EUR is needed.",
+                    _("The desk holds %(held)s in %(item)s; %(needed)s is needed.")
+                    % {
+                        "held": format_money(balances[line.item]),
+                        "item": Item(line.item).label,
+                        "needed": format_money(-line.amount),
+                    },
                 )
     desk.last_receipt_number += 1
     CashDesk.objects.filter(pk=desk.pk).update(last_receipt_number=desk.last_receipt_number)

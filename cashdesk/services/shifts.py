@@ -5,6 +5,7 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
@@ -17,17 +18,19 @@ def count_amounts(counted: dict[str, Decimal | int]) -> dict[str, Decimal]:
     amounts = dict.fromkeys(ALL_ITEMS, ZERO)
     for item, quantity in counted.items():
         if item not in amounts:
-            raise CashDeskError("invalid_count", f"Unknown item {item!r}.")
+            raise CashDeskError("invalid_count", _("Unknown item %(item)r.") % {"item": item})
         if quantity is None or quantity < 0:
-            raise CashDeskError("invalid_count", f"{Item(item).label}: a count cannot be negative.")
+            raise CashDeskError(
+                "invalid_count", _("%(item)s: a count cannot be negative.") % {"item": Item(item).label}
+            )
         if item == Item.CASH:
             value = Decimal(quantity)
             if value != value.quantize(Decimal("0.01")):
-                raise CashDeskError("invalid_count", "Cash is counted in euros and cents.")
+                raise CashDeskError("invalid_count", _("Cash is counted in euros and cents."))
             amounts[item] = value
         else:
             if Decimal(quantity) != int(quantity):
-                raise CashDeskError("invalid_count", f"{Item(item).label}: count whole pieces.")
+                raise CashDeskError("invalid_count", _("%(item)s: count whole pieces.") % {"item": Item(item).label})
             amounts[item] = DENOMINATIONS[item] * int(quantity)
     return amounts
 
@@ -55,9 +58,9 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
     The opening count's variance is against what the desk's last shift left.
     """
     if desk.kind != CashDesk.Kind.DESK:
-        raise CashDeskError("not_a_desk", "Shifts are worked at cash desks, not in the vault.")
+        raise CashDeskError("not_a_desk", _("Shifts are worked at cash desks, not in the vault."))
     if not cashier.has_perm("cashdesk.operate_desk"):
-        raise CashDeskError("forbidden", "Only cashiers open a cash-desk shift.")
+        raise CashDeskError("forbidden", _("Only cashiers open a cash-desk shift."))
     amounts = count_amounts(counted)
     expected = dict(amounts)
     last = Shift.objects.filter(desk=desk, closed_at__isnull=False).order_by("-closed_at").first()
@@ -74,9 +77,9 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
             _write_count(shift=shift, kind=ShiftCount.Kind.OPENING, user=cashier, counted=amounts, expected=expected)
     except IntegrityError:
         if Shift.objects.filter(desk=desk, closed_at__isnull=True).exists():
-            raise CashDeskError("desk_busy", f"{desk.name} already has an open shift.") from None
+            raise CashDeskError("desk_busy", _("%(desk)s already has an open shift.") % {"desk": desk.name}) from None
         if Shift.objects.filter(cashier=cashier, closed_at__isnull=True).exists():
-            raise CashDeskError("cashier_busy", "You already have an open shift at another desk.") from None
+            raise CashDeskError("cashier_busy", _("You already have an open shift at another desk.")) from None
         raise
     return shift
 
@@ -96,9 +99,9 @@ def shift_close(*, shift: Shift, user: User, counted: dict[str, Decimal | int]) 
 def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int], next_cashier: User) -> Shift:
     """Close this shift with a count and open the next cashier's with that count as its float."""
     if next_cashier.pk == user.pk:
-        raise CashDeskError("same_cashier", "Hand over to another cashier.")
+        raise CashDeskError("same_cashier", _("Hand over to another cashier."))
     if not next_cashier.has_perm("cashdesk.operate_desk"):
-        raise CashDeskError("forbidden", f"{next_cashier} is not a cashier.")
+        raise CashDeskError("forbidden", _("%(user)s is not a cashier.") % {"user": next_cashier})
     amounts = count_amounts(counted)
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
@@ -112,7 +115,9 @@ def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int
                     desk=desk, cashier=next_cashier, opened_at=count.counted_at, previous=shift
                 )
         except IntegrityError:
-            raise CashDeskError("cashier_busy", f"{next_cashier} already has an open shift.") from None
+            raise CashDeskError(
+                "cashier_busy", _("%(user)s already has an open shift.") % {"user": next_cashier}
+            ) from None
         _write_count(
             shift=successor, kind=ShiftCount.Kind.OPENING, user=next_cashier, counted=amounts, expected=amounts
         )

@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction, HoldCase, Shift, TransactionKind
@@ -19,7 +20,7 @@ from cashdesk.services.ledger import cash, lock_shift, post_transaction
 from compliance.models import Person
 from machines.models import Casino
 from tickets.models import Ticket, TicketEventKind, TicketState, TicketType
-from tickets.money import CENT, cash_payout
+from tickets.money import CENT, cash_payout, format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 from tickets.services import (
     create_ticket_with_fresh_number,
@@ -34,7 +35,7 @@ def _number(raw: str) -> str:
         return parse_validation_number(raw)
     except InvalidValidationNumber:
         raise CashDeskError(
-            "invalid_number", "This is not a valid ticket number (18 digits; the check digit is wrong)."
+            "invalid_number", _("This is not a valid ticket number (18 digits; the check digit is wrong).")
         ) from None
 
 
@@ -46,17 +47,25 @@ def _lock_ticket(*, casino: Casino, number: str) -> Ticket:
         .first()
     )
     if ticket is None:
-        raise CashDeskError("not_found", "No such ticket in this casino. Tickets of other casinos are not paid.")
+        raise CashDeskError("not_found", _("No such ticket in this casino. Tickets of other casinos are not paid."))
     return ticket
 
 
 def _where_paid(ticket: Ticket) -> str:
     when = timezone.localtime(ticket.redeemed_at).strftime("%Y-%m-%d %H:%M:%S") if ticket.redeemed_at else "?"
     if ticket.redeemed_by_machine is not None:
-        return f"Already paid on {when} into machine {ticket.redeemed_by_machine.asset_number}."
+        return _("Already paid on %(when)s into machine %(machine)s.") % {
+            "when": when,
+            "machine": ticket.redeemed_by_machine.asset_number,
+        }
     payout = ticket.cash_transactions.filter(kind=TransactionKind.TICKET_PAYOUT).select_related("desk").first()
-    where = f"at {payout.desk.name} (receipt {payout.receipt_number})" if payout else "at the cash desk"
-    return f"Already paid on {when} {where}."
+    if payout is None:
+        return _("Already paid on %(when)s at the cash desk.") % {"when": when}
+    return _("Already paid on %(when)s at %(desk)s (receipt %(receipt)s).") % {
+        "when": when,
+        "desk": payout.desk.name,
+        "receipt": payout.receipt_number,
+    }
 
 
 def payout_refusal(ticket: Ticket, now: dt.datetime) -> tuple[str, str] | None:
@@ -66,20 +75,20 @@ def payout_refusal(ticket: Ticket, now: dt.datetime) -> tuple[str, str] | None:
         return "already_redeemed", _where_paid(ticket)
     if state == TicketState.REDEEM_PENDING:
         holder = ticket.holder_machine.asset_number if ticket.holder_machine else "?"
-        return "pending_elsewhere", f"Machine {holder} is redeeming this ticket right now."
+        return "pending_elsewhere", _("Machine %(machine)s is redeeming this ticket right now.") % {"machine": holder}
     if state == TicketState.VOID:
-        return "void", "The ticket is void and is not paid."
+        return "void", _("The ticket is void and is not paid.")
     if state == TicketState.PENDING_PRINT:
-        return "not_printed", "The machine never confirmed printing this ticket; it is not valid."
+        return "not_printed", _("The machine never confirmed printing this ticket; it is not valid.")
     if state == TicketState.ON_HOLD:
         if ticket.hold_cases.filter(decision=HoldCase.Decision.PAY).exists():
             return None
-        return "on_hold", "The ticket is on hold awaiting a decision; it cannot be paid yet."
+        return "on_hold", _("The ticket is on hold awaiting a decision; it cannot be paid yet.")
     if state == TicketState.EXPIRED or ticket_is_past_expiry(ticket, now):
         expiry = timezone.localtime(ticket.expires_at).strftime("%Y-%m-%d %H:%M")
-        return "expired", f"The ticket expired on {expiry} and is not paid."
+        return "expired", _("The ticket expired on %(when)s and is not paid.") % {"when": expiry}
     if ticket.ticket_type != TicketType.CASHABLE:
-        return "not_cashable", "Promotional tickets are played at machines, not paid in cash."
+        return "not_cashable", _("Promotional tickets are played at machines, not paid in cash.")
     return None
 
 
@@ -153,13 +162,16 @@ def ticket_payout(
 def ticket_sell(*, shift: Shift, user: User, amount: Decimal, person: Person | None = None) -> CashTransaction:
     """Cash in, a new ticket out: issued by the desk, valid at once, printed as a voucher."""
     if amount <= 0 or amount != amount.quantize(CENT):
-        raise CashDeskError("invalid_amount", "Enter the amount in euros and cents, more than zero.")
+        raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     now = timezone.now()
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         casino = desk.casino
         if amount > casino.max_ticket_amount:
-            raise CashDeskError("over_limit", f"A ticket may hold at most {casino.max_ticket_amount} EUR.")
+            raise CashDeskError(
+                "over_limit",
+                _("A ticket may hold at most %(limit)s.") % {"limit": format_money(casino.max_ticket_amount)},
+            )
         desk.last_ticket_sequence += 1
         type(desk).objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
         ticket = create_ticket_with_fresh_number(
@@ -191,14 +203,18 @@ def ticket_sell(*, shift: Shift, user: User, amount: Decimal, person: Person | N
 def ticket_hold(*, shift: Shift, user: User, validation_number: str, reason: str, note: str = "") -> HoldCase:
     """Refuse a suspicious ticket: it goes on hold and a case opens, decision due in 14 days."""
     if reason not in HoldCase.Reason.values:
-        raise CashDeskError("invalid_reason", "Choose why the ticket is held.")
+        raise CashDeskError("invalid_reason", _("Choose why the ticket is held."))
     number = _number(validation_number)
     now = timezone.now()
     with transaction.atomic():
         ticket = _lock_ticket(casino=shift.desk.casino, number=number)
         shift, desk = lock_shift(shift=shift, user=user)
         if ticket.state != TicketState.ISSUED:
-            raise CashDeskError("invalid_state", f"Only a valid ticket can be put on hold; this one is {ticket.state}.")
+            raise CashDeskError(
+                "invalid_state",
+                _("Only a valid ticket can be put on hold; this one is %(state)s.")
+                % {"state": ticket.get_state_display()},
+            )
         casino = desk.casino
         ticket.state = TicketState.ON_HOLD
         ticket.save(update_fields=["state"])
@@ -228,15 +244,15 @@ def ticket_hold(*, shift: Shift, user: User, validation_number: str, reason: str
 def hold_decide(*, case: HoldCase, user: User, pay: bool, note: str = "") -> HoldCase:
     """A supervisor or compliance officer decides: pay (a cashier then pays it) or refuse (voided)."""
     if not user.has_perm("cashdesk.decide_hold"):
-        raise CashDeskError("forbidden", "Only a shift supervisor or compliance officer decides held tickets.")
+        raise CashDeskError("forbidden", _("Only a shift supervisor or compliance officer decides held tickets."))
     if not pay and not note.strip():
-        raise CashDeskError("reason_required", "Give the reason for refusing payment.")
+        raise CashDeskError("reason_required", _("Give the reason for refusing payment."))
     now = timezone.now()
     with transaction.atomic():
         ticket = Ticket.objects.select_for_update().get(pk=case.ticket_id)
         case = HoldCase.objects.select_for_update().get(pk=case.pk)
         if case.decision != HoldCase.Decision.PENDING:
-            raise CashDeskError("already_decided", "This case has already been decided.")
+            raise CashDeskError("already_decided", _("This case has already been decided."))
         case.decision = HoldCase.Decision.PAY if pay else HoldCase.Decision.REFUSE
         case.decided_by = user
         case.decided_at = now
@@ -278,14 +294,17 @@ def holds_mark_overdue(*, now: dt.datetime | None = None) -> int:
 def ticket_void(*, ticket: Ticket, user: User, reason: str) -> Ticket:
     """A supervisor voids a ticket that must never be paid (issued or never printed)."""
     if not user.has_perm("cashdesk.supervise_desk"):
-        raise CashDeskError("forbidden", "Only a shift supervisor voids tickets.")
+        raise CashDeskError("forbidden", _("Only a shift supervisor voids tickets."))
     if not reason.strip():
-        raise CashDeskError("reason_required", "Give the reason for voiding.")
+        raise CashDeskError("reason_required", _("Give the reason for voiding."))
     now = timezone.now()
     with transaction.atomic():
         ticket = Ticket.objects.select_for_update().get(pk=ticket.pk)
         if ticket.state not in (TicketState.ISSUED, TicketState.PENDING_PRINT):
-            raise CashDeskError("invalid_state", f"A {ticket.state} ticket cannot be voided here.")
+            raise CashDeskError(
+                "invalid_state",
+                _("This ticket is %(state)s; it cannot be voided here.") % {"state": ticket.get_state_display()},
+            )
         from_state = ticket.state
         ticket.state = TicketState.VOID
         ticket.voided_at = now
@@ -301,14 +320,17 @@ def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, met
     ticket is redeemed into that machine); otherwise the ticket is valid again.
     """
     if not user.has_perm("cashdesk.supervise_desk"):
-        raise CashDeskError("forbidden", "Only a shift supervisor resolves stuck redemptions.")
+        raise CashDeskError("forbidden", _("Only a shift supervisor resolves stuck redemptions."))
     if not reason.strip() or not meter_reading.strip():
-        raise CashDeskError("reason_required", "Give the meter reading and the reason.")
+        raise CashDeskError("reason_required", _("Give the meter reading and the reason."))
     now = timezone.now()
     with transaction.atomic():
         ticket = Ticket.objects.select_for_update().get(pk=ticket.pk)
         if ticket.state != TicketState.REDEEM_PENDING:
-            raise CashDeskError("invalid_state", f"The ticket is {ticket.state}, not held by a machine.")
+            raise CashDeskError(
+                "invalid_state",
+                _("The ticket is %(state)s, not held by a machine.") % {"state": ticket.get_state_display()},
+            )
         holder = ticket.holder_machine
         ticket.holder_machine = None
         ticket.authorized_at = None

@@ -2,11 +2,12 @@ from decimal import Decimal
 
 from django import template
 
-from tickets.money import format_eur
+from tickets.money import format_money
 
 register = template.Library()
 
 
 @register.filter
 def eur(amount: Decimal | None) -> str:
-    return "" if amount is None else format_eur(amount)
+    """An amount in the reader's language: 1 234,56 € (lt) or €1,234.56 (en)."""
+    return "" if amount is None else format_money(amount)

@@ -1,6 +1,13 @@
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from cashdesk.models import StaffPreference
 
 
 @login_required
@@ -9,7 +16,7 @@ def home(request: HttpRequest) -> HttpResponse:
     user = request.user
     for perm, target in (
         ("cashdesk.operate_desk", "desk"),
-        ("cashdesk.supervise_desk", "supervisor"),
+        ("cashdesk.view_dashboard", "dashboard"),
         ("compliance.manage_alerts", "compliance-register"),
         ("cashdesk.view_reports", "reports"),
         ("cashdesk.decide_hold", "supervisor"),
@@ -18,3 +25,28 @@ def home(request: HttpRequest) -> HttpResponse:
         if user.has_perm(perm):
             return redirect(target)
     return render(request, "cashdesk/no_role.html", status=403)
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """The language switch in the header: stored on the user (and in a cookie for the login page)."""
+    language = request.POST.get("language", "")
+    if language not in dict(settings.LANGUAGES):
+        return HttpResponseBadRequest(_("Unknown language."), content_type="text/plain; charset=utf-8")
+    if request.user.is_authenticated:
+        StaffPreference.objects.update_or_create(user=request.user, defaults={"language": language})
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("home")
+    response = redirect(target)
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=365 * 24 * 3600,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+    )
+    return response

@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 
 from cashdesk.models import Shift, StaffAssignment
 from machines.models import Casino
@@ -20,7 +21,7 @@ class StaffRequest(HttpRequest):
 def staff_casino(request: HttpRequest) -> Casino:
     assignment = StaffAssignment.objects.select_related("casino").filter(user_id=request.user.pk or 0).first()
     if assignment is None:
-        raise PermissionDenied("You are not assigned to a casino.")
+        raise PermissionDenied(_("You are not assigned to a casino."))
     return assignment.casino
 
 
@@ -32,7 +33,7 @@ def role_required(*perms: str) -> Callable[[Callable[..., HttpResponse]], Callab
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if not any(request.user.has_perm(perm) for perm in perms):
-                raise PermissionDenied("Your role does not allow this page.")
+                raise PermissionDenied(_("Your role does not allow this page."))
             staff_casino(request)
             return view(request, *args, **kwargs)
 

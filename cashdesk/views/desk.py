@@ -8,6 +8,9 @@ from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from cashdesk import forms, services
 from cashdesk.errors import CashDeskError
@@ -38,7 +41,7 @@ def _balances_context(shift: Shift) -> dict[str, Any]:
 def _shift_or_redirect(request: StaffRequest) -> Shift | None:
     shift = open_shift(request)
     if shift is None:
-        messages.error(request, "Open a shift first.")
+        messages.error(request, _("Open a shift first."))
     return shift
 
 
@@ -59,7 +62,7 @@ def desk_home(request: StaffRequest) -> HttpResponse:
         if request.method == "POST" and form.is_valid():
             try:
                 services.shift_open(desk=form.cleaned_data["desk"], cashier=request.user, counted=form.counted())
-                messages.success(request, "Shift opened.")
+                messages.success(request, _("Shift opened."))
                 return redirect("desk")
             except CashDeskError as error:
                 form.add_error(None, error.message)
@@ -151,7 +154,7 @@ def ticket_pay(request: StaffRequest) -> HttpResponse:
         casino=shift.desk.casino, validation_number=(form.data.get("number") or "").strip()
     ).first()
     if ticket is None:
-        messages.error(request, "No such ticket in this casino.")
+        messages.error(request, _("No such ticket in this casino."))
         return redirect("desk")
     return _ticket_page(request, shift, ticket, None, pay_form=form)
 
@@ -174,11 +177,15 @@ def ticket_hold(request: StaffRequest) -> HttpResponse:
         except CashDeskError as error:
             messages.error(request, error.message)
         else:
-            messages.warning(request, f"Ticket put on hold: case {case.pk}, decision due {case.decision_due:%Y-%m-%d}.")
+            messages.warning(
+                request,
+                _("Ticket put on hold: case %(case)s, decision due %(due)s.")
+                % {"case": case.pk, "due": date_format(case.decision_due, "SHORT_DATE_FORMAT")},
+            )
     return redirect("desk")
 
 
-def _simple(template_title: str, form_class: Any, call: Any) -> Any:
+def _simple(template_title: Any, form_class: Any, call: Any) -> Any:
     @role_required(CASHIER)
     def view(request: StaffRequest) -> HttpResponse:
         shift = _shift_or_redirect(request)
@@ -191,7 +198,7 @@ def _simple(template_title: str, form_class: Any, call: Any) -> Any:
 
 
 sell = _simple(
-    "Sell a ticket",
+    gettext_lazy("Sell a ticket"),
     forms.SellForm,
     lambda r, s, f: services.ticket_sell(shift=s, user=r.user, amount=f.cleaned_data["amount"], person=f.person()),
 )
@@ -202,7 +209,7 @@ def _chips(request: StaffRequest, shift: Shift, form: forms.ChipsForm) -> CashTr
     return call(shift=shift, user=request.user, chips=form.chips(), person=form.person())
 
 
-chips = _simple("Value chips", forms.ChipsForm, _chips)
+chips = _simple(gettext_lazy("Value chips"), forms.ChipsForm, _chips)
 
 
 def _tokens(request: StaffRequest, shift: Shift, form: forms.TokensForm) -> CashTransaction:
@@ -210,9 +217,9 @@ def _tokens(request: StaffRequest, shift: Shift, form: forms.TokensForm) -> Cash
     return call(shift=shift, user=request.user, count=form.cleaned_data["count"])
 
 
-tokens = _simple("Slot tokens", forms.TokensForm, _tokens)
+tokens = _simple(gettext_lazy("Slot tokens"), forms.TokensForm, _tokens)
 smartcard = _simple(
-    "Smart card payout",
+    gettext_lazy("Smart card payout"),
     forms.SmartCardForm,
     lambda r, s, f: services.smartcard_payout(
         shift=s,
@@ -223,7 +230,7 @@ smartcard = _simple(
     ),
 )
 receipt_payout = _simple(
-    "Pay a machine receipt",
+    gettext_lazy("Pay a machine receipt"),
     forms.ReceiptPayoutForm,
     lambda r, s, f: services.machine_receipt_pay(
         shift=s, user=r.user, number=f.cleaned_data["receipt_number"], person=f.person()
@@ -248,9 +255,9 @@ def transfer(request: StaffRequest) -> HttpResponse:
         except CashDeskError as error:
             form.add_error(None, error.message)
         else:
-            messages.info(request, "Transfer requested; a supervisor approves it.")
+            messages.info(request, _("Transfer requested; a supervisor approves it."))
             return redirect("desk")
-    return _render(request, "cashdesk/form.html", shift, form=form, title="Vault transfer")
+    return _render(request, "cashdesk/form.html", shift, form=form, title=_("Vault transfer"))
 
 
 @role_required(CASHIER)
@@ -266,9 +273,11 @@ def reversal(request: StaffRequest, pk: int) -> HttpResponse:
         except CashDeskError as error:
             form.add_error(None, error.message)
         else:
-            messages.info(request, "Reversal requested; a supervisor other than you approves it.")
+            messages.info(request, _("Reversal requested; a supervisor other than you approves it."))
             return redirect("desk")
-    return _render(request, "cashdesk/form.html", shift, form=form, title=f"Reverse {original}")
+    return _render(
+        request, "cashdesk/form.html", shift, form=form, title=_("Reverse %(transaction)s") % {"transaction": original}
+    )
 
 
 def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
@@ -301,7 +310,11 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
         else:
             return redirect("shift-summary", pk=shift.pk)
     return _render(
-        request, "cashdesk/form.html", shift, form=form, title="Hand over the shift" if handover else "Close the shift"
+        request,
+        "cashdesk/form.html",
+        shift,
+        form=form,
+        title=_("Hand over the shift") if handover else _("Close the shift"),
     )
 
 

@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from cashdesk import forms, services
 from cashdesk.errors import CashDeskError
@@ -16,7 +17,7 @@ def machine_receipts(request: StaffRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         machine = Machine.objects.filter(casino=casino, asset_number=form.cleaned_data["asset_number"]).first()
         if machine is None:
-            form.add_error("asset_number", "No machine with this asset number in this casino.")
+            form.add_error("asset_number", _("No machine with this asset number in this casino."))
         else:
             try:
                 receipt = services.machine_receipt_record(
@@ -28,7 +29,9 @@ def machine_receipts(request: StaffRequest) -> HttpResponse:
             except CashDeskError as error:
                 form.add_error(None, error.message)
             else:
-                messages.success(request, f"Receipt {receipt.number} recorded; print it for the player.")
+                messages.success(
+                    request, _("Receipt %(number)s recorded; print it for the player.") % {"number": receipt.number}
+                )
                 return redirect("floor-receipts")
     receipts = MachineReceipt.objects.filter(casino=casino).select_related("machine", "paid_by")[:30]
     return render(request, "cashdesk/floor.html", {"form": form, "receipts": receipts})

@@ -1,21 +1,69 @@
 import csv
 import datetime as dt
+from decimal import Decimal
 from typing import Any
 
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext_lazy
 
 from cashdesk import reports
+from cashdesk.models import TransactionKind
 from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from tickets.money import format_money
 
 REPORTS = {
-    "daily": "Tickets per gaming day",
-    "liability": "Outstanding ticket liability",
-    "exceptions": "Exceptions",
-    "machines": "Per machine",
-    "desks": "Per cash desk",
+    "daily": gettext_lazy("Tickets per gaming day"),
+    "liability": gettext_lazy("Outstanding ticket liability"),
+    "exceptions": gettext_lazy("Exceptions"),
+    "machines": gettext_lazy("Per machine"),
+    "desks": gettext_lazy("Per cash desk"),
 }
+# Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
+COLUMN_LABELS = {
+    "day": gettext_lazy("Gaming day"),
+    "issued_count": gettext_lazy("Issued"),
+    "issued_amount": gettext_lazy("Amount issued"),
+    "redeemed_count": gettext_lazy("Redeemed"),
+    "redeemed_amount": gettext_lazy("Amount redeemed"),
+    "expired_count": gettext_lazy("Expired"),
+    "expired_amount": gettext_lazy("Amount expired"),
+    "at": gettext_lazy("At"),
+    "count": gettext_lazy("Tickets"),
+    "amount": gettext_lazy("Amount"),
+    "when": gettext_lazy("When"),
+    "kind": gettext_lazy("Kind"),
+    "ticket": gettext_lazy("Ticket"),
+    "where": gettext_lazy("Where"),
+    "detail": gettext_lazy("Detail"),
+    "machine": gettext_lazy("Machine"),
+    "tickets_out": gettext_lazy("Tickets out"),
+    "amount_out": gettext_lazy("Amount out"),
+    "tickets_in": gettext_lazy("Tickets in"),
+    "amount_in": gettext_lazy("Amount in"),
+    "desk__code": gettext_lazy("Desk"),
+    "n": gettext_lazy("Transactions"),
+    "total": gettext_lazy("Total"),
+}
+
+
+def _shown(column: str, value: Any) -> str:
+    """A cell as the reader's locale writes it."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, Decimal):
+        return format_money(value)
+    if isinstance(value, dt.datetime):
+        return date_format(timezone.localtime(value), "SHORT_DATETIME_FORMAT")
+    if isinstance(value, dt.date):
+        return date_format(value, "SHORT_DATE_FORMAT")
+    if column == "kind" and value in TransactionKind.values:
+        return str(TransactionKind(value).label)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {item}" for key, item in value.items())
+    return str(value)
 
 
 def _date(raw: str | None, default: dt.date) -> dt.date:
@@ -76,7 +124,7 @@ def report(request: StaffRequest) -> HttpResponse:
         for row in rows:
             writer.writerow([row.get(column, "") for column in columns])
         return response
-    table = [[row.get(column, "") for column in columns] for row in rows]
+    table = [[_shown(column, row.get(column, "")) for column in columns] for row in rows]
     return render(
         request,
         "cashdesk/reports.html",
@@ -84,7 +132,7 @@ def report(request: StaffRequest) -> HttpResponse:
             "reports": REPORTS,
             "kind": kind,
             "title": REPORTS[kind],
-            "columns": columns,
+            "columns": [COLUMN_LABELS[column] for column in columns],
             "table": table,
             "start": start,
             "end": end,

@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.db.models import Case, IntegerField, Value, When
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from cashdesk import forms, services
@@ -68,7 +69,7 @@ def _done(request: StaffRequest, action: object, success: str) -> HttpResponse:
 def approve_transfer(request: StaffRequest, pk: int) -> HttpResponse:
     transfer = get_object_or_404(Transfer, pk=pk, shift__desk__casino=staff_casino(request))
     return _done(
-        request, lambda: services.transfer_approve(transfer=transfer, supervisor=request.user), "Transfer approved."
+        request, lambda: services.transfer_approve(transfer=transfer, supervisor=request.user), _("Transfer approved.")
     )
 
 
@@ -77,7 +78,7 @@ def approve_transfer(request: StaffRequest, pk: int) -> HttpResponse:
 def approve_reversal(request: StaffRequest, pk: int) -> HttpResponse:
     reversal = get_object_or_404(ReversalRequest, pk=pk, original__casino=staff_casino(request))
     return _done(
-        request, lambda: services.reversal_approve(request=reversal, supervisor=request.user), "Reversal approved."
+        request, lambda: services.reversal_approve(request=reversal, supervisor=request.user), _("Reversal approved.")
     )
 
 
@@ -87,13 +88,15 @@ def decide_hold(request: StaffRequest, pk: int) -> HttpResponse:
     case = get_object_or_404(HoldCase, pk=pk, casino=staff_casino(request))
     form = forms.DecideHoldForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose pay or refuse.")
+        messages.error(request, _("Choose pay or refuse."))
         return redirect("supervisor")
     pay = form.cleaned_data["decision"] == "pay"
     return _done(
         request,
         lambda: services.hold_decide(case=case, user=request.user, pay=pay, note=form.cleaned_data["note"]),
-        "Decision recorded." + (" A cashier can now pay the ticket." if pay else " The ticket is void."),
+        _("Decision recorded. A cashier can now pay the ticket.")
+        if pay
+        else _("Decision recorded. The ticket is void."),
     )
 
 
@@ -103,7 +106,7 @@ def resolve_stuck(request: StaffRequest, pk: int) -> HttpResponse:
     ticket = get_object_or_404(Ticket, pk=pk, casino=staff_casino(request))
     form = forms.ResolveStuckForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Give the outcome, the meter reading and the reason.")
+        messages.error(request, _("Give the outcome, the meter reading and the reason."))
         return redirect("supervisor")
     data = form.cleaned_data
     return _done(
@@ -115,7 +118,7 @@ def resolve_stuck(request: StaffRequest, pk: int) -> HttpResponse:
             meter_reading=data["meter_reading"],
             reason=data["reason"],
         ),
-        "Stuck redemption resolved.",
+        _("Stuck redemption resolved."),
     )
 
 
@@ -124,19 +127,19 @@ def resolve_stuck(request: StaffRequest, pk: int) -> HttpResponse:
 def void_ticket(request: StaffRequest) -> HttpResponse:
     form = forms.VoidTicketForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Give the ticket number and the reason.")
+        messages.error(request, _("Give the ticket number and the reason."))
         return redirect("supervisor")
     try:
         number = parse_validation_number(form.cleaned_data["number"])
     except InvalidValidationNumber:
-        messages.error(request, "This is not a valid ticket number.")
+        messages.error(request, _("This is not a valid ticket number."))
         return redirect("supervisor")
     ticket = Ticket.objects.filter(casino=staff_casino(request), validation_number=number).first()
     if ticket is None:
-        messages.error(request, "No such ticket in this casino.")
+        messages.error(request, _("No such ticket in this casino."))
         return redirect("supervisor")
     return _done(
         request,
         lambda: services.ticket_void(ticket=ticket, user=request.user, reason=form.cleaned_data["reason"]),
-        "Ticket voided.",
+        _("Ticket voided."),
     )

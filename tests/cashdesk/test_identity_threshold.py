@@ -64,7 +64,7 @@ def test_above_the_threshold_with_the_person_goes_through(kind, api, shift, cash
 def test_threshold_is_a_casino_setting(api, shift, cashier, floor, casino):
     casino.identity_threshold = Decimal("500.00")
     casino.save()
-    with pytest.raises(CashDeskError, match=r"Over 500\.00 EUR"):
+    with pytest.raises(CashDeskError, match=r"Over €500\.00"):
         _run("ticket_sale", "500.01", api=api, shift=shift, cashier=cashier, floor=floor, person=None)
 
 

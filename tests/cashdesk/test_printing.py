@@ -84,3 +84,16 @@ def test_x_report_while_open_and_z_report_with_variance_at_close(shift, cashier)
     assert "Z REPORT" in z_text
     assert "−5,00 EUR" in z_text  # cash counted 20 005.00 against 20 010.00 expected
     assert "20\u00a0010,00 EUR" in z_text or "20 010,00 EUR" in z_text
+
+
+@pytest.mark.parametrize("language", ["lt", "en"])
+def test_printed_labels_carry_both_languages_whoever_prints(shift, cashier, language):
+    from django.utils import translation
+
+    tx = services.tokens_buy(shift=shift, user=cashier, count=2)
+    with translation.override(language):  # the cashier's screen language must not change the paper
+        receipt = pdf_text(printing.receipt_pdf(tx))
+        report = pdf_text(printing.shift_report_pdf(shift))
+    for text in (receipt, report):
+        assert "Grynieji į automatų žetonus / Cash for tokens" in text, text
+    assert "Automato žetonas 1 € / Slot token 1 €" in report

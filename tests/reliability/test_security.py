@@ -20,6 +20,8 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "home": ("GET", STAFF - {"nobody"}),  # a user without a role is told so (403)
     "login": ("GET", EVERYONE),
     "logout": ("POST", "any"),  # everyone may log out; it always lands on the login page
+    "set-language": ("POST", "open"),  # the language switch, on the login page too; stores only a choice
+    "dashboard": ("GET", {"shift_supervisor", "manager"}),
     "desk": ("GET", {"cashier"}),
     "desk-ticket": ("GET", {"cashier"}),
     "desk-ticket-pay": ("POST", {"cashier"}),
@@ -109,6 +111,10 @@ def test_each_url_admits_exactly_its_roles(clients, name, path):
         response = getattr(client, method.lower())(path)
         if allowed == "any":
             assert response.status_code == 302, role
+            continue
+        if allowed == "open":  # no login needed, nobody refused (what it accepts is tested with the feature)
+            assert response.status_code != 403, role
+            assert not (response.status_code == 302 and "/accounts/login/" in response["Location"]), role
             continue
         if allowed == "machine":
             assert response.status_code == 401, (role, response.status_code)  # staff sessions are no machine key

@@ -1,0 +1,178 @@
+"""The manager's and supervisor's start page: the day at a glance, a handful of aggregate queries.
+
+Liability over 30 days is not 30 liability queries: it is today's outstanding
+amount walked back day by day with what was printed and what was closed each
+gaming day (L(t) = L(now) − printed in (t, now] + closed in (t, now]), so it
+costs five grouped reads on indexed timestamps whatever the table's size.
+"""
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
+from django.db.models.functions import TruncDate, TruncHour
+from django.utils import timezone
+
+from cashdesk.items import Item
+from cashdesk.models import CashDesk, HoldCase, Movement, ReversalRequest, Shift, ShiftCount, ShiftCountLine, Transfer
+from cashdesk.reports import outstanding_liability
+from compliance.models import Alert
+from machines.models import Casino
+from tickets.models import Ticket, TicketEvent, TicketEventKind
+from tickets.selectors import stuck_redemptions
+
+ZERO = Decimal("0")
+TREND_DAYS = 30
+
+
+@dataclass(frozen=True)
+class HourRow:
+    hour: dt.datetime  # local start of the hour
+    out_count: int
+    out_amount: Decimal
+    in_count: int
+    in_amount: Decimal
+
+
+@dataclass(frozen=True)
+class LiabilityPoint:
+    at: dt.datetime  # end of a gaming day (or now, for the last point)
+    day: dt.date
+    amount: Decimal
+
+
+@dataclass(frozen=True)
+class DeskCash:
+    desk: CashDesk
+    shift: Shift | None
+    cash: Decimal
+    limit: Decimal
+
+    @property
+    def over_limit(self) -> bool:
+        return self.cash > self.limit
+
+
+def tickets_per_hour(casino: Casino, day: dt.date) -> list[HourRow]:
+    """Tickets out (printed by machines and desks) and in (redeemed at machines or paid at desks) per hour."""
+    begin, finish = casino.gaming_day_bounds(day)
+    zone = casino.zoneinfo
+    counts: dict[str, dict[dt.datetime, tuple[int, Decimal]]] = {}
+    for label, field in (("out", "printed_at"), ("in", "redeemed_at")):
+        rows = (
+            Ticket.objects.filter(casino=casino, **{f"{field}__gte": begin, f"{field}__lt": finish})
+            .annotate(hour=TruncHour(field, tzinfo=zone))
+            .values("hour")
+            .annotate(n=Count("id"), total=Sum("amount"))
+        )
+        counts[label] = {row["hour"].astimezone(zone): (row["n"], row["total"]) for row in rows}
+    hours = []
+    moment = begin
+    while moment < finish:
+        local = moment.astimezone(zone)
+        out_n, out_total = counts["out"].get(local, (0, ZERO))
+        in_n, in_total = counts["in"].get(local, (0, ZERO))
+        hours.append(HourRow(local, out_n, out_total, in_n, in_total))
+        moment += dt.timedelta(hours=1)
+    return hours
+
+
+def _per_gaming_day(casino: Casino, field: str, since: dt.datetime, extra: Q) -> dict[dt.date, Decimal]:
+    shifted = ExpressionWrapper(
+        F(field) - dt.timedelta(hours=casino.gaming_day_start_hour), output_field=DateTimeField()
+    )
+    rows = (
+        Ticket.objects.filter(extra, casino=casino, **{f"{field}__gt": since})
+        .annotate(day=TruncDate(shifted, tzinfo=casino.zoneinfo))
+        .values("day")
+        .annotate(total=Sum("amount"))
+    )
+    return {row["day"]: row["total"] for row in rows}
+
+
+def liability_trend(casino: Casino, now: dt.datetime | None = None, days: int = TREND_DAYS) -> list[LiabilityPoint]:
+    """Outstanding liability at the end of each of the last `days` gaming days, then now."""
+    now = now or timezone.now()
+    today = casino.gaming_day(now)
+    first = today - dt.timedelta(days=days)
+    since, _ = casino.gaming_day_bounds(first + dt.timedelta(days=1))  # end of the oldest day shown
+    current = outstanding_liability(casino, now)["amount"]
+    printed = _per_gaming_day(casino, "printed_at", since, Q(printed_at__lte=now))
+    closed: dict[dt.date, Decimal] = {}
+    for field in ("redeemed_at", "expired_at", "voided_at"):
+        # Only tickets that were ever outstanding: printed, and printed before they closed.
+        extra = Q(printed_at__isnull=False, printed_at__lte=F(field), **{f"{field}__lte": now})
+        for day, total in _per_gaming_day(casino, field, since, extra).items():
+            closed[day] = closed.get(day, ZERO) + total
+    points = [LiabilityPoint(now, today, current)]
+    amount = current
+    # Walk back: the end of day d is the start of day d+1; undo what day d+1 printed and closed.
+    for offset in range(0, days):
+        later = today - dt.timedelta(days=offset)
+        amount = amount - printed.get(later, ZERO) + closed.get(later, ZERO)
+        day = later - dt.timedelta(days=1)
+        end_of_day, _ = casino.gaming_day_bounds(later)
+        points.append(LiabilityPoint(end_of_day, day, amount))
+    points.reverse()
+    return points
+
+
+def cash_per_desk(casino: Casino) -> list[DeskCash]:
+    """Cash each desk holds now (opening count plus movements of its open shift) against its limit."""
+    desks = list(CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).order_by("code"))
+    shifts = {
+        s.desk_id: s for s in Shift.objects.filter(desk__in=desks, closed_at__isnull=True).select_related("cashier")
+    }
+    opening = dict(
+        ShiftCountLine.objects.filter(
+            count__shift__in=shifts.values(), count__kind=ShiftCount.Kind.OPENING, item=Item.CASH
+        ).values_list("count__shift_id", "counted_amount")
+    )
+    moved = dict(
+        Movement.objects.filter(shift__in=shifts.values(), item=Item.CASH)
+        .values("shift_id")
+        .annotate(total=Sum("amount"))
+        .values_list("shift_id", "total")
+    )
+    result = []
+    for desk in desks:
+        shift = shifts.get(desk.pk)
+        cash = ZERO if shift is None else opening.get(shift.pk, ZERO) + moved.get(shift.pk, ZERO)
+        result.append(DeskCash(desk, shift, cash, desk.cash_limit))
+    return result
+
+
+@dataclass(frozen=True)
+class OpenExceptions:
+    holds: int
+    overdue_holds: int
+    stuck: int
+    mismatches_today: int
+    transfers: int
+    reversals: int
+    alerts: int
+
+
+def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExceptions:
+    now = now or timezone.now()
+    begin, finish = casino.gaming_day_bounds(casino.gaming_day(now))
+    holds = HoldCase.objects.filter(casino=casino, decision=HoldCase.Decision.PENDING).aggregate(
+        n=Count("id"), overdue=Count("id", filter=Q(overdue_since__isnull=False))
+    )
+    return OpenExceptions(
+        holds=holds["n"],
+        overdue_holds=holds["overdue"],
+        stuck=stuck_redemptions(casino=casino, now=now).count(),
+        mismatches_today=TicketEvent.objects.filter(
+            ticket__casino=casino,
+            kind=TicketEventKind.AMOUNT_MISMATCH,
+            created_at__gte=begin,
+            created_at__lt=finish,
+        ).count(),
+        transfers=Transfer.objects.filter(
+            shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
+        ).count(),
+        reversals=ReversalRequest.objects.filter(original__casino=casino, reversal__isnull=True).count(),
+        alerts=Alert.objects.filter(casino=casino).exclude(status=Alert.Status.CLOSED).count(),
+    )

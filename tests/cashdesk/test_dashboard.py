@@ -1,0 +1,146 @@
+"""The manager's and supervisor's dashboard: figures checked against the reports, charts checked as SVG."""
+
+import datetime as dt
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+
+import pytest
+import time_machine
+from django.test import Client
+from django.utils import timezone
+
+from cashdesk import charts, services
+from cashdesk.dashboard import cash_per_desk, liability_trend, open_exceptions, tickets_per_hour
+from cashdesk.models import HoldCase, StaffAssignment
+from cashdesk.reports import outstanding_liability
+from tests.cashdesk.conftest import FLOAT
+from tickets.models import Ticket
+from tickets.services import tickets_expire_due
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _history(api, casino, supervisor, days=12):
+    """Tickets printed, redeemed, expired and voided over the last `days` gaming days."""
+    casino.ticket_validity_days = 3
+    casino.save()
+    start = timezone.now() - dt.timedelta(days=days)
+    numbers = []
+    for day in range(days):
+        with time_machine.travel(start + dt.timedelta(days=day, hours=1), tick=False):
+            for cents in range(3):
+                numbers.append(api.issued_ticket(f"{10 + day}.{cents}5"))
+            # One of yesterday's is played into a machine today, one is voided.
+            if len(numbers) > 4:
+                played = numbers[-5]
+                assert api.authorize(played).status_code == 200
+                assert api.commit(played).status_code == 200
+                services.ticket_void(
+                    ticket=Ticket.objects.get(validation_number=numbers[-4]), user=supervisor, reason="test"
+                )
+            tickets_expire_due()
+    return numbers
+
+
+def test_liability_trend_matches_the_liability_report_at_every_point(api, casino, supervisor):
+    _history(api, casino, supervisor)
+    now = timezone.now()
+    trend = liability_trend(casino, now)
+    assert len(trend) == 31
+    assert trend[-1].at == now
+    amounts = set()
+    for point in trend:
+        expected = outstanding_liability(casino, point.at)["amount"]
+        assert point.amount == expected, (point.day, point.amount, expected)
+        amounts.add(point.amount)
+    assert len(amounts) > 5  # the history moved the liability; the comparison above saw real changes
+    assert trend[0].amount == Decimal("0")  # before the first ticket
+    # Points are the ends of consecutive gaming days.
+    days = [point.day for point in trend]
+    assert days == sorted(days)
+    assert len(set(days[:-1])) == 30
+
+
+def test_tickets_per_hour_counts_out_and_in_in_the_right_hour(api, casino):
+    day_start, _ = casino.gaming_day_bounds(casino.gaming_day(timezone.now()))
+    at = day_start + dt.timedelta(hours=3, minutes=20)
+    with time_machine.travel(at, tick=False):
+        first = api.issued_ticket("5.00")
+        api.issued_ticket("7.50")
+    with time_machine.travel(at + dt.timedelta(hours=2), tick=False):
+        assert api.authorize(first).status_code == 200
+        assert api.commit(first).status_code == 200
+    hours = tickets_per_hour(casino, casino.gaming_day(at))
+    assert len(hours) == 24
+    assert hours[0].hour.hour == casino.gaming_day_start_hour
+    assert (hours[3].out_count, hours[3].out_amount) == (2, Decimal("12.50"))
+    assert (hours[5].in_count, hours[5].in_amount) == (1, Decimal("5.00"))
+    assert sum(row.out_count for row in hours) == 2
+    assert sum(row.in_count for row in hours) == 1
+
+
+def test_cash_per_desk_follows_the_ledger_and_flags_the_limit(api, casino, desk, shift, cashier):
+    number = api.issued_ticket("100.005")
+    services.ticket_payout(shift=shift, user=cashier, validation_number=number)
+    rows = {row.desk.code: row for row in cash_per_desk(casino)}
+    assert rows["K1"].cash == FLOAT["cash"] - Decimal("100.01")  # paid rounded up
+    assert rows["K1"].shift == shift
+    assert not rows["K1"].over_limit
+    desk.cash_limit = Decimal("15000.00")
+    desk.save()
+    assert cash_per_desk(casino)[0].over_limit
+
+
+def test_open_exceptions_count_holds_and_stuck_redemptions(api, casino, shift, cashier):
+    number = api.issued_ticket("20.00")
+    services.ticket_hold(shift=shift, user=cashier, validation_number=number, reason=HoldCase.Reason.SUSPECTED_COPY)
+    stuck = api.issued_ticket("30.00")
+    assert api.authorize(stuck).status_code == 200
+    later = timezone.now() + dt.timedelta(minutes=5)
+    found = open_exceptions(casino, later)
+    assert (found.holds, found.overdue_holds, found.stuck) == (1, 0, 1)
+
+
+def test_the_page_draws_the_charts_for_a_supervisor(api, casino, supervisor, desk, shift):
+    StaffAssignment.objects.create(user=supervisor, casino=casino)
+    api.issued_ticket("12.00")
+    client = Client()
+    client.force_login(supervisor)
+    response = client.get("/dashboard/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    for chart in ("flow-chart", "trend-chart", "desk-chart"):
+        assert f'<figure id="{chart}"><svg' in page
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing fetched from outside
+    flow = page.split('<figure id="flow-chart">')[1].split("</figure>")[0]
+    bars = ET.fromstring(flow).iter(f"{SVG}rect")
+    assert sum(int(bar.get("data-value", 0)) for bar in bars if bar.get("class") == "out") == 1
+
+
+def test_grouped_bars_are_proportional_and_escaped():
+    svg = charts.grouped_bars(
+        ["06", "07", "<b>"],
+        [charts.Series("out <script>", [0, 5, 10], "out"), charts.Series("in", [10, 0, 2], "in")],
+        "label & more",
+    )
+    root = ET.fromstring(str(svg))  # well-formed: labels were escaped
+    assert root.get("aria-label") == "label & more"
+    heights = {
+        (rect.get("class"), rect.get("data-value")): float(rect.get("height"))
+        for rect in root.iter(f"{SVG}rect")
+        if rect.get("data-value") is not None
+    }
+    assert heights[("out", "10")] == pytest.approx(2 * heights[("out", "5")])
+    assert heights[("out", "0")] == 0
+    assert "<script>" not in str(svg)
+
+
+def test_limit_bars_mark_a_desk_over_its_limit():
+    svg = charts.limit_bars([("K1", Decimal("500"), Decimal("1000")), ("K2", Decimal("1500"), Decimal("1000"))], "x")
+    rects = [r for r in ET.fromstring(str(svg)).iter(f"{SVG}rect")]
+    assert [r.get("class") for r in rects] == ["cash", "over"]
+    assert float(rects[1].get("width")) == pytest.approx(3 * float(rects[0].get("width")), abs=0.2)
+
+
+def test_nice_ceiling():
+    assert [charts.nice_ceiling(v) for v in (0, 0.3, 1, 7, 12, 26, 4100)] == [1, 0.5, 1, 10, 20, 50, 5000]

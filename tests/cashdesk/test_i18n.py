@@ -1,0 +1,218 @@
+"""Lithuanian and English: complete catalogs, a per-user switch, locale formats, no English on Lithuanian screens."""
+
+import re
+import shutil
+from decimal import Decimal
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polib
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.utils import translation
+
+from cashdesk import services
+from cashdesk.management.commands.translations import SOURCE_DIRS, po_path
+from cashdesk.models import StaffAssignment, StaffPreference
+from tickets.money import format_money
+
+ROOT = Path(settings.BASE_DIR)
+
+
+def test_the_catalogs_are_complete_and_compiled():
+    call_command("translations", "--check")  # raises CommandError naming what is missing
+
+
+def test_the_check_fails_on_a_text_nobody_translated(tmp_path):
+    shutil.copy2(ROOT / "manage.py", tmp_path / "manage.py")
+    for name in SOURCE_DIRS:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    page = tmp_path / "templates" / "new_page.html"
+    page.write_text('{% load i18n %}<p>{% translate "A sentence nobody translated yet" %}</p>\n')
+    with pytest.raises(CommandError, match="A sentence nobody translated yet"):
+        call_command("translations", "--check", "--root", str(tmp_path))
+
+
+def test_the_check_fails_on_a_fuzzy_or_empty_translation(tmp_path):
+    shutil.copy2(ROOT / "manage.py", tmp_path / "manage.py")
+    for name in SOURCE_DIRS:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    catalog = polib.pofile(str(po_path(tmp_path, "lt")))
+    entry = catalog.find("Open shift")
+    assert entry is not None
+    entry.msgstr = ""
+    catalog.save()
+    with pytest.raises(CommandError, match="lt: untranslated 'Open shift'"):
+        call_command("translations", "--check", "--root", str(tmp_path))
+
+
+def test_amounts_follow_the_readers_locale():
+    assert format_money(Decimal("1234.56"), "lt") == "1\u00a0234,56\u00a0€"
+    assert format_money(Decimal("1234.56"), "en") == "€1,234.56"
+    assert format_money(Decimal("1.001"), "lt") == "1,001\u00a0€"  # a ticket's third decimal is kept
+    assert format_money(Decimal("-10"), "lt") == "-10,00\u00a0€"
+    with translation.override("lt"):
+        assert format_money(Decimal("1000000")) == "1\u00a0000\u00a0000,00\u00a0€"
+
+
+class _Text(HTMLParser):
+    """The words a person reads on a page: text nodes and the attributes shown on screen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._skip += 1
+        for name, value in attrs:
+            if name in ("title", "placeholder", "aria-label", "alt") and value:
+                self.parts.append(value)
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(data)
+
+
+def _words(text: str) -> set[str]:
+    return {word.lower() for word in re.findall(r"[A-Za-z]{3,}", text)}
+
+
+_PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sdr]")
+
+
+def _english_words() -> set[str]:
+    """Words of the English texts that are not also Lithuanian texts (EUR, PDF, CSV, Enter, Esc...)."""
+    english = polib.pofile(str(po_path(ROOT, "en")))
+    lithuanian = polib.pofile(str(po_path(ROOT, "lt")))
+    source: set[str] = set()
+    for entry in english:
+        source |= _words(_PLACEHOLDER.sub(" ", entry.msgid))
+    kept: set[str] = set()
+    for entry in lithuanian:
+        kept |= _words(_PLACEHOLDER.sub(" ", " ".join([entry.msgstr, *entry.msgstr_plural.values()])))
+    # Django's own English texts a form or page may show when a translation is missing.
+    django_texts = {"this", "field", "required", "enter", "valid", "select", "choice", "number", "date"}
+    return (source | django_texts) - kept
+
+
+def _lithuanian_client(user) -> Client:
+    StaffPreference.objects.update_or_create(user=user, defaults={"language": "lt"})
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _english_on(client: Client, path: str, english: set[str], method: str = "get", data=None) -> set[str]:
+    response = getattr(client, method)(path, data or {}, follow=True)
+    assert response.status_code in (200, 403), (path, response.status_code)
+    assert response["Content-Language"] == "lt"
+    parser = _Text()
+    parser.feed(response.content.decode())
+    return _words(" ".join(parser.parts)) & english
+
+
+def test_a_lithuanian_cashier_meets_no_english_word(api, casino, shift, cashier, floor):
+    StaffAssignment.objects.create(user=cashier, casino=casino)
+    english = _english_words()
+    assert {"ticket", "shift", "cash", "pay"} <= english  # the check can see English
+    client = _lithuanian_client(cashier)
+    number = api.issued_ticket("12.34")
+    tx = services.tokens_buy(shift=shift, user=cashier, count=3)
+    pages = [
+        "/desk/",
+        f"/desk/ticket/?number={number}",
+        "/desk/ticket/?number=123",  # an invalid number: the refusal too
+        "/desk/sell/",
+        "/desk/chips/",
+        "/desk/tokens/",
+        "/desk/smartcard/",
+        "/desk/receipt-payout/",
+        "/desk/transfer/",
+        "/desk/handover/",
+        "/desk/close/",
+        f"/desk/transactions/{tx.pk}/",
+        f"/desk/reverse/{tx.pk}/",
+        f"/shifts/{shift.pk}/",
+        "/floor/receipts/",  # not a cashier's page: the refusal is Lithuanian too
+    ]
+    found = {path: _english_on(client, path, english) for path in pages}
+    # A form sent back with errors.
+    found["/desk/sell/ (errors)"] = _english_on(client, "/desk/sell/", english, "post", {"amount": "-1"})
+    assert not any(found.values()), {path: words for path, words in found.items() if words}
+
+
+def test_supervisor_manager_and_compliance_pages_are_lithuanian(casino, supervisor, manager, compliance, shift):
+    english = _english_words()
+    for user, pages in (
+        (supervisor, ["/dashboard/", "/supervisor/", "/reports/?report=exceptions", "/reports/?report=liability"]),
+        (
+            manager,
+            ["/dashboard/", "/reports/?report=machines", "/reports/?report=desks", "/reports/?report=exceptions"],
+        ),
+        (compliance, ["/compliance/", "/compliance/purpose/", "/compliance/alerts/", "/compliance/self-exclusion/"]),
+    ):
+        StaffAssignment.objects.create(user=user, casino=casino)
+        client = _lithuanian_client(user)
+        found = {path: _english_on(client, path, english) for path in pages}
+        assert not any(found.values()), (user.username, {p: w for p, w in found.items() if w})
+
+
+def test_the_switch_is_stored_per_user(casino, cashier, shift):
+    StaffAssignment.objects.create(user=cashier, casino=casino)
+    client = Client()
+    client.force_login(cashier)
+    assert client.get("/desk/")["Content-Language"] == settings.LANGUAGE_CODE
+    response = client.post("/language/", {"language": "lt", "next": "/desk/"})
+    assert response.status_code == 302
+    assert response["Location"] == "/desk/"
+    assert StaffPreference.objects.get(user=cashier).language == "lt"
+    page = client.get("/desk/").content.decode()
+    assert "Parduoti bilietą" in page
+    assert "Sell ticket" not in page
+
+    # Another browser, same person: the choice follows the user, not the cookie.
+    elsewhere = Client()
+    elsewhere.force_login(cashier)
+    assert "Parduoti bilietą" in elsewhere.get("/desk/").content.decode()
+
+    client.post("/language/", {"language": "en", "next": "/desk/"})
+    assert "Sell ticket" in client.get("/desk/").content.decode()
+    assert StaffPreference.objects.get(user=cashier).language == "en"
+
+
+def test_the_switch_refuses_unknown_languages_and_foreign_redirects(casino, cashier):
+    client = Client()
+    client.force_login(cashier)
+    refused = client.post("/language/", {"language": "xx"})
+    assert refused.status_code == 400
+    assert not StaffPreference.objects.filter(user=cashier).exists()
+    response = client.post("/language/", {"language": "lt", "next": "https://evil.example/"})
+    assert response["Location"] == "/"
+
+
+def test_the_login_page_follows_the_cookie(db, settings):
+    settings.LANGUAGE_CODE = "lt"  # the casinos' default, before anyone chose
+    client = Client()
+    assert "Prisijungti" in client.get("/accounts/login/").content.decode()
+    client.post("/language/", {"language": "lt", "next": "/accounts/login/"})
+    assert "Prisijungti" in client.get("/accounts/login/").content.decode()
+    client.post("/language/", {"language": "en", "next": "/accounts/login/"})
+    assert "Log in" in client.get("/accounts/login/").content.decode()
+
+
+def test_the_machine_api_always_answers_in_english(api, settings):
+    settings.LANGUAGE_CODE = "lt"
+    api.client.cookies[settings.LANGUAGE_COOKIE_NAME] = "lt"
+    response = api.get("tickets/123")
+    assert response["Content-Language"] == "en"
+    body = response.json()
+    assert body["code"]
+    assert not re.search(r"[ąčęėįšųūž]", response.content.decode(), re.IGNORECASE)
