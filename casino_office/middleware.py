@@ -68,15 +68,15 @@ class StaffLanguageMiddleware:
             return "en"
         available = dict(settings.LANGUAGES)
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated:
-            from cashdesk.models import StaffPreference
+        try:  # reading the session and the preference needs the database
+            if user is not None and user.is_authenticated:
+                from cashdesk.models import StaffPreference
 
-            try:
                 stored = StaffPreference.objects.filter(user_id=user.pk).values_list("language", flat=True).first()
-            except DatabaseError:  # the page itself will answer 503; don't fail here first
-                stored = None
-            if stored in available:
-                return stored
+                if stored in available:
+                    return str(stored)
+        except DatabaseError:  # the view answers 503 (or /health/ reports it); don't fail here first
+            pass
         cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
         if cookie in available:
             return cookie

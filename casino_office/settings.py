@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "tickets",
     "cashdesk",
     "compliance",
+    "ops",
 ]
 
 MIDDLEWARE = [
@@ -201,6 +202,8 @@ if CELERY_BROKER_URL == "filesystem://":
         "processed_folder": str(_queue_dir / "processed"),
         "store_processed": False,
     }
+# One queue unless an operator splits the work (docs/operations.md); /health/ watches it.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -214,7 +217,14 @@ CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-records": {"task": "tickets.purge_request_records", "schedule": 3600.0},
     "mark-overdue-holds": {"task": "cashdesk.mark_overdue_holds", "schedule": 900.0},
     "pseudonymise-expired-persons": {"task": "compliance.pseudonymise_expired_persons", "schedule": 86400.0},
+    "heartbeat": {"task": "ops.heartbeat", "schedule": float(env_int("HEARTBEAT_SECONDS", 60, minimum=1))},
 }
+
+# --- Health (/health/) ----------------------------------------------------
+HEALTH_QUEUES = env_list("HEALTH_QUEUES", [CELERY_TASK_DEFAULT_QUEUE])
+HEALTH_MAX_QUEUE_LENGTH = env_int("HEALTH_MAX_QUEUE_LENGTH", 1000, minimum=1)
+HEALTH_MAX_HEARTBEAT_AGE = env_int("HEALTH_MAX_HEARTBEAT_AGE", 180, minimum=2)  # > 2 x HEARTBEAT_SECONDS
+HEALTH_BROKER_TIMEOUT = env_int("HEALTH_BROKER_TIMEOUT", 2, minimum=1)
 
 # --- Logging --------------------------------------------------------------
 LOGGING = {

@@ -4,6 +4,8 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 from django.views.defaults import page_not_found, server_error
 
+from ops.views import health
+
 urlpatterns: list[object] = []
 if settings.BENCH_FLOOR_ENDPOINT:
     from casino_office.bench_floor import FloorView
@@ -11,6 +13,7 @@ if settings.BENCH_FLOOR_ENDPOINT:
     urlpatterns.append(path("bench/floor", FloorView.as_view()))
 urlpatterns += [
     path("admin/", admin.site.urls),
+    path("health/", health, name="health"),
     path("api/v1/", include("tickets.api.urls")),
     path("compliance/", include("compliance.urls")),
     path("", include("cashdesk.urls")),

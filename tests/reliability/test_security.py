@@ -22,6 +22,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "logout": ("POST", "any"),  # everyone may log out; it always lands on the login page
     "set-language": ("POST", "open"),  # the language switch, on the login page too; stores only a choice
     "dashboard": ("GET", {"shift_supervisor", "manager"}),
+    "health": ("GET", "open"),  # for probes; states and counts only (tests/ops)
     "desk": ("GET", {"cashier"}),
     "desk-ticket": ("GET", {"cashier"}),
     "desk-ticket-pay": ("POST", {"cashier"}),

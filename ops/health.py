@@ -1,0 +1,81 @@
+"""What /health/ checks: the database, the broker (and the length of the work queue), the scheduler."""
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.utils import timezone
+
+from ops.models import Heartbeat
+from ops.tasks import BEAT
+
+
+@dataclass
+class Check:
+    ok: bool
+    detail: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def check_database() -> Check:
+    started = time.perf_counter()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except DatabaseError as error:
+        return Check(False, f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error) else ''}")
+    return Check(True, data={"ms": round((time.perf_counter() - started) * 1000, 1)})
+
+
+def queue_lengths(queues: list[str]) -> dict[str, int]:
+    """Messages waiting in each queue on the broker (raises if the broker cannot be reached)."""
+    from kombu.exceptions import ChannelError
+
+    from casino_office.celery import app
+
+    lengths: dict[str, int] = {}
+    with app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
+        conn.ensure_connection(max_retries=1, timeout=settings.HEALTH_BROKER_TIMEOUT)
+        channel = conn.default_channel
+        for queue in queues:
+            try:
+                _name, count, _consumers = channel.queue_declare(queue=queue, passive=True)
+            except ChannelError:  # a queue nobody has sent to yet does not exist: nothing waits
+                count = 0
+            lengths[queue] = int(count)
+    return lengths
+
+
+def check_broker() -> Check:
+    try:
+        lengths = queue_lengths(settings.HEALTH_QUEUES)
+    except Exception as error:
+        return Check(False, f"{type(error).__name__}: {error}"[:300])
+    longest = max(lengths.values(), default=0)
+    ok = longest <= settings.HEALTH_MAX_QUEUE_LENGTH
+    detail = "" if ok else f"queue longer than {settings.HEALTH_MAX_QUEUE_LENGTH}: workers are behind or down"
+    return Check(ok, detail, {"queues": lengths})
+
+
+def check_beat() -> Check:
+    try:
+        beat = Heartbeat.objects.filter(name=BEAT).first()
+    except DatabaseError as error:
+        return Check(False, f"{type(error).__name__}")
+    if beat is None:
+        return Check(False, "no heartbeat yet: is celery beat running (and a worker)?")
+    age = (timezone.now() - beat.at).total_seconds()
+    ok = age <= settings.HEALTH_MAX_HEARTBEAT_AGE
+    detail = "" if ok else f"last heartbeat {age:.0f} s ago: beat or the workers stopped"
+    return Check(ok, detail, {"last": beat.at.isoformat(), "age_seconds": round(age), "worker": beat.hostname})
+
+
+def report() -> dict[str, Any]:
+    checks = {"database": check_database(), "broker": check_broker(), "beat": check_beat()}
+    return {
+        "status": "ok" if all(check.ok for check in checks.values()) else "fail",
+        "checks": {name: asdict(check) for name, check in checks.items()},
+    }

@@ -1,0 +1,136 @@
+"""/health/: the database, the broker with its queue length, and the scheduler's heartbeat."""
+
+import datetime as dt
+import time
+import uuid
+from unittest import mock
+
+import pytest
+import redis
+import time_machine
+from django.db import OperationalError
+from django.test import Client
+from django.utils import timezone
+
+from casino_office.celery import app
+from ops.models import Heartbeat
+from ops.tasks import heartbeat
+from tests.reliability.processes import ROOT, current_database_url, service_env
+
+REDIS_URL = "redis://127.0.0.1:6379/14"
+
+
+def _health():
+    response = Client().get("/health/")
+    return response.status_code, response.json()
+
+
+@pytest.mark.django_db
+def test_without_a_heartbeat_the_scheduler_is_reported_down():
+    status, body = _health()
+    assert status == 503
+    assert body["status"] == "fail"
+    assert body["checks"]["database"]["ok"] is True
+    assert body["checks"]["broker"]["ok"] is True
+    assert body["checks"]["beat"] == {
+        "ok": False,
+        "detail": "no heartbeat yet: is celery beat running (and a worker)?",
+        "data": {},
+    }
+
+
+@pytest.mark.django_db
+def test_a_fresh_heartbeat_makes_it_healthy_and_a_stale_one_does_not(settings):
+    heartbeat()
+    status, body = _health()
+    assert status == 200, body
+    assert body["status"] == "ok"
+    assert body["checks"]["beat"]["data"]["age_seconds"] <= 1
+    with time_machine.travel(timezone.now() + dt.timedelta(seconds=settings.HEALTH_MAX_HEARTBEAT_AGE + 5)):
+        status, body = _health()
+    assert status == 503
+    assert "beat or the workers stopped" in body["checks"]["beat"]["detail"]
+
+
+@pytest.mark.django_db
+def test_database_failure_is_a_503_with_json(settings):
+    heartbeat()
+    with mock.patch("ops.health.connection.cursor", side_effect=OperationalError("connection refused")):
+        status, body = _health()
+    assert status == 503
+    assert body["checks"]["database"]["ok"] is False
+    assert "OperationalError" in body["checks"]["database"]["detail"]
+
+
+@pytest.mark.django_db
+def test_unreachable_broker_is_reported(settings):
+    heartbeat()
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    status, body = _health()
+    assert status == 503
+    assert body["checks"]["broker"]["ok"] is False
+    assert body["checks"]["database"]["ok"] is True
+
+
+@pytest.mark.django_db
+def test_queue_length_is_read_from_redis_and_a_long_queue_fails(settings):
+    queue = f"health-{uuid.uuid4().hex}"
+    settings.HEALTH_QUEUES = [queue]
+    settings.HEALTH_MAX_QUEUE_LENGTH = 2
+    heartbeat()
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        settings.CELERY_BROKER_URL = REDIS_URL
+        status, body = _health()
+        assert status == 200, body
+        assert body["checks"]["broker"]["data"]["queues"] == {queue: 0}
+        with app.connection_for_write(REDIS_URL) as connection:
+            for _ in range(3):
+                app.send_task("ops.heartbeat", queue=queue, connection=connection)
+        status, body = _health()
+        assert status == 503
+        assert body["checks"]["broker"]["data"]["queues"] == {queue: 3}
+        assert "workers are behind or down" in body["checks"]["broker"]["detail"]
+    finally:
+        client.delete(queue)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_real_beat_and_worker_keep_the_heartbeat_fresh():
+    """celery beat sends the heartbeat, a worker runs it; /health/ turns green without any help."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from django.conf import settings
+
+    queue = f"beat-{uuid.uuid4().hex}"
+    with tempfile.TemporaryDirectory() as folder:
+        env = service_env(
+            DATABASE_URL=current_database_url(),
+            CELERY_BROKER_URL=REDIS_URL,
+            SECRET_KEY=settings.SECRET_KEY,
+            HEARTBEAT_SECONDS="1",
+            CELERY_TASK_DEFAULT_QUEUE=queue,
+            CASINO_VAR_DIR=folder,
+        )
+        command = [sys.executable, "-m", "celery", "-A", "casino_office", "worker", "--beat", "--pool=solo"]
+        worker = subprocess.Popen(
+            [*command, "-Q", queue, "--loglevel=WARNING", "-s", f"{folder}/beat-schedule"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not Heartbeat.objects.exists() and time.monotonic() < deadline:
+                time.sleep(0.5)
+            first = Heartbeat.objects.get().at
+            time.sleep(3)
+            assert Heartbeat.objects.get().at > first  # it keeps beating
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+            redis.Redis.from_url(REDIS_URL).delete(queue)
