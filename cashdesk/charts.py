@@ -60,6 +60,8 @@ def grouped_bars(
     plot_h = height - bottom - top_pad
     y0 = height - bottom
     top = nice_ceiling(float(max((v for s in series for v in s.values), default=0)))
+    if all(isinstance(v, int) for s in series for v in s.values):  # counts: whole-number ticks
+        top = max(4, math.ceil(top / 4) * 4)
     slot = (width - left - 10) / max(len(categories), 1)
     bar_w = max(slot * 0.8 / max(len(series), 1), 1)
     body = _y_axis(top, left, y0, plot_h, width, fmt)
@@ -103,8 +105,10 @@ def line(points: Sequence[tuple[str, Number]], label: str, fmt: Callable[[Any], 
             f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="3" data-value="{value}">'
             f"<title>{escape(name)}: {escape(fmt(value))}</title></circle>"
         )
-        if i % 5 == 0 or i == len(points) - 1:
-            body.append(f'<text class="axis" x="{x:.1f}" y="{y0 + 16}" text-anchor="middle">{escape(name)}</text>')
+        last = i == len(points) - 1
+        if i % 5 == 0 or last:
+            anchor = "end" if last else "middle"
+            body.append(f'<text class="axis" x="{x:.1f}" y="{y0 + 16}" text-anchor="{anchor}">{escape(name)}</text>')
     return _svg(width, height, label, [*axis, f'<polyline class="trend" points="{" ".join(coords)}"/>', *body])
 
 

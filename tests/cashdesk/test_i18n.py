@@ -16,6 +16,7 @@ from django.utils import translation
 from cashdesk import services
 from cashdesk.management.commands.translations import SOURCE_DIRS, po_path
 from cashdesk.models import StaffAssignment, StaffPreference
+from tests.i18n_words import english_in, english_words
 from tickets.money import format_money
 
 ROOT = Path(settings.BASE_DIR)
@@ -81,28 +82,6 @@ class _Text(HTMLParser):
             self.parts.append(data)
 
 
-def _words(text: str) -> set[str]:
-    return {word.lower() for word in re.findall(r"[A-Za-z]{3,}", text)}
-
-
-_PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sdr]")
-
-
-def _english_words() -> set[str]:
-    """Words of the English texts that are not also Lithuanian texts (EUR, PDF, CSV, Enter, Esc...)."""
-    english = polib.pofile(str(po_path(ROOT, "en")))
-    lithuanian = polib.pofile(str(po_path(ROOT, "lt")))
-    source: set[str] = set()
-    for entry in english:
-        source |= _words(_PLACEHOLDER.sub(" ", entry.msgid))
-    kept: set[str] = set()
-    for entry in lithuanian:
-        kept |= _words(_PLACEHOLDER.sub(" ", " ".join([entry.msgstr, *entry.msgstr_plural.values()])))
-    # Django's own English texts a form or page may show when a translation is missing.
-    django_texts = {"this", "field", "required", "enter", "valid", "select", "choice", "number", "date"}
-    return (source | django_texts) - kept
-
-
 def _lithuanian_client(user) -> Client:
     StaffPreference.objects.update_or_create(user=user, defaults={"language": "lt"})
     client = Client()
@@ -110,19 +89,18 @@ def _lithuanian_client(user) -> Client:
     return client
 
 
-def _english_on(client: Client, path: str, english: set[str], method: str = "get", data=None) -> set[str]:
+def _english_on(client: Client, path: str, method: str = "get", data=None) -> set[str]:
     response = getattr(client, method)(path, data or {}, follow=True)
     assert response.status_code in (200, 403), (path, response.status_code)
     assert response["Content-Language"] == "lt"
     parser = _Text()
     parser.feed(response.content.decode())
-    return _words(" ".join(parser.parts)) & english
+    return english_in(" ".join(parser.parts))
 
 
 def test_a_lithuanian_cashier_meets_no_english_word(api, casino, shift, cashier, floor):
     StaffAssignment.objects.create(user=cashier, casino=casino)
-    english = _english_words()
-    assert {"ticket", "shift", "cash", "pay"} <= english  # the check can see English
+    assert {"ticket", "shift", "cash", "pay"} <= english_words()  # the check can see English
     client = _lithuanian_client(cashier)
     number = api.issued_ticket("12.34")
     tx = services.tokens_buy(shift=shift, user=cashier, count=3)
@@ -143,14 +121,13 @@ def test_a_lithuanian_cashier_meets_no_english_word(api, casino, shift, cashier,
         f"/shifts/{shift.pk}/",
         "/floor/receipts/",  # not a cashier's page: the refusal is Lithuanian too
     ]
-    found = {path: _english_on(client, path, english) for path in pages}
+    found = {path: _english_on(client, path) for path in pages}
     # A form sent back with errors.
-    found["/desk/sell/ (errors)"] = _english_on(client, "/desk/sell/", english, "post", {"amount": "-1"})
+    found["/desk/sell/ (errors)"] = _english_on(client, "/desk/sell/", "post", {"amount": "-1"})
     assert not any(found.values()), {path: words for path, words in found.items() if words}
 
 
 def test_supervisor_manager_and_compliance_pages_are_lithuanian(casino, supervisor, manager, compliance, shift):
-    english = _english_words()
     for user, pages in (
         (supervisor, ["/dashboard/", "/supervisor/", "/reports/?report=exceptions", "/reports/?report=liability"]),
         (
@@ -161,7 +138,7 @@ def test_supervisor_manager_and_compliance_pages_are_lithuanian(casino, supervis
     ):
         StaffAssignment.objects.create(user=user, casino=casino)
         client = _lithuanian_client(user)
-        found = {path: _english_on(client, path, english) for path in pages}
+        found = {path: _english_on(client, path) for path in pages}
         assert not any(found.values()), (user.username, {p: w for p, w in found.items() if w})
 
 

@@ -21,7 +21,13 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
-SOURCE_DIRS = ["casino_office", "machines", "tickets", "cashdesk", "compliance", "templates", "locale"]
+# The project's own apps (every one with texts), the settings package, project templates and catalogs.
+SOURCE_DIRS = [
+    "casino_office",
+    *(app for app in settings.INSTALLED_APPS if "." not in app and (Path(settings.BASE_DIR) / app).is_dir()),
+    "templates",
+    "locale",
+]
 MAKEMESSAGES = ["makemessages", "--no-location", "--no-obsolete", *(f"--locale={code}" for code in LANGUAGES)]
 SOURCE_LANGUAGE = "en"
 IGNORED = [".venv", "var", "bench", "tests", "node_modules"]

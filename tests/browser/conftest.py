@@ -1,0 +1,155 @@
+"""The browser suite: the real system (gunicorn with deploy/gunicorn.conf.py, a database of its own, the demo
+casinos) driven by Playwright in Debian's headless Chromium. Screenshots of every step go to
+test-artifacts/browser/<test>/.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.i18n_words import english_in
+from tests.reliability.processes import ROOT, free_port, gunicorn
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Without the background-networking flags Chromium keeps calling home, which the closed network refuses.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",  # containers give /dev/shm 64 MB; the renderer crashes on PDF frames otherwise
+]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+DATABASE = "casino_browser"
+ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+PASSWORD = "demo-staff-2026"  # seed_demo's staff password
+
+
+def _system_env(database_url: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key != "LANGUAGE_CODE"}  # the casinos' default: lt
+    env.update(
+        CASINO_DEMO="1",
+        DEBUG="0",
+        DATABASE_URL=database_url,
+        CELERY_BROKER_URL="memory://",
+        CASINO_VAR_DIR=str(ROOT / "test-artifacts" / "browser-var"),
+        GUNICORN_LOG_LEVEL="warning",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+    )
+    return env
+
+
+@pytest.fixture(scope="session")
+def system() -> Iterator[str]:
+    """Migrate a fresh database, load the demo casinos, serve it with gunicorn; yield the base URL."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium (.ci/run does)")
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {DATABASE}")
+    env = _system_env(f"postgres://postgres@127.0.0.1:5432/{DATABASE}")
+    for command in (["migrate", "--noinput"], ["seed_demo"]):
+        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    port = free_port()
+    with gunicorn(env, port, workers=2) as server:
+        base = f"http://127.0.0.1:{port}"
+        yield base
+        assert server.poll() is None, "gunicorn died during the browser tests"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+class Screen:
+    """A member of staff at a browser: log in, act, and a screenshot of every step."""
+
+    def __init__(self, browser: Any, base: str, folder: Path) -> None:
+        self.base = base
+        self.folder = folder
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15000)
+        self.steps = 0
+
+    def go(self, path: str) -> Any:
+        return self.page.goto(self.base + path)
+
+    def login(self, username: str) -> None:
+        self.go("/accounts/login/")
+        self.page.fill("#id_username", username)
+        self.page.fill("#id_password", PASSWORD)
+        self.page.click("main button[type=submit]")
+        self.page.wait_for_load_state()
+
+    def shot(self, name: str) -> Path:
+        self.steps += 1
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"{self.steps:02d}-{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def text(self) -> str:
+        return str(self.page.inner_text("body"))
+
+    def assert_lithuanian(self) -> None:
+        """Not one word of the English texts on the screen (the language is Lithuanian, the default)."""
+        found = english_in(self.text())
+        assert not found, (self.page.url, sorted(found))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def screens(browser: Any, system: str, request: pytest.FixtureRequest) -> Iterator[Any]:
+    opened: list[Screen] = []
+    test_name = re.sub(r"[^A-Za-z0-9_-]", "_", request.node.name)
+
+    def open_screen(who: str) -> Screen:
+        screen = Screen(browser, system, ARTIFACTS / test_name / who)
+        opened.append(screen)
+        return screen
+
+    yield open_screen
+    for screen in opened:
+        screen.close()
+
+
+def machine_call(base: str, key: str, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The slot machine's side: the v1 REST API over HTTP, as a machine sends it."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(  # noqa: S310 - a URL we built, http://127.0.0.1
+        base + "/api/v1/" + path,
+        data=data,
+        method=method,
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+            return dict(json.loads(response.read()))
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"{method} {path}: {error.code} {error.read().decode()}") from None

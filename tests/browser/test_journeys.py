@@ -1,0 +1,253 @@
+"""The main journeys in a real browser, in Lithuanian (the casinos' default language).
+
+A machine prints a ticket through the API; a cashier opens a shift, pays it, sells a ticket,
+sells chips over 1000 EUR to a new person, pays a machine receipt and closes with a variance;
+a compliance officer finds the register entry and exports it; a floor attendant cannot reach
+the payout page; a manager sees the dashboard.
+"""
+
+import csv
+import datetime as dt
+import io
+import re
+import uuid
+from decimal import Decimal
+
+import pytest
+
+from tests.browser.conftest import machine_call
+from tests.factories import personal_code
+
+MACHINE_KEY = "demo-tor-1001"  # seed_demo's key for machine 1001 of Casino Tornado
+FLOAT = {
+    "cash": "5000.00",
+    "chip_500": "10",
+    "chip_100": "20",
+    "chip_25": "20",
+    "chip_5": "20",
+    "chip_1": "50",
+    "chip_0_50": "50",
+    "token": "200",
+}
+PERSON = {
+    "code": personal_code(dt.date(1984, 4, 12), serial=417),
+    "given": "Aušra",
+    "surname": "Petrauskienė",
+    "born": "1984-04-12",
+}
+
+
+def _print_ticket(base: str, amount: str) -> str:
+    issued = machine_call(
+        base, MACHINE_KEY, "POST", "tickets/issue", {"request_id": uuid.uuid4().hex, "amount": amount}
+    )
+    number = str(issued["validation_number"])
+    printed = {"request_id": uuid.uuid4().hex, "result": "printed"}
+    machine_call(base, MACHINE_KEY, "POST", f"tickets/{number}/printed", printed)
+    return number
+
+
+def _confirm(screen) -> None:
+    screen.page.click("main form button[type=submit]")
+    screen.page.wait_for_load_state()
+
+
+@pytest.fixture(scope="module")
+def cashier_day(browser, system):
+    """The cashier's shift, step by step with screenshots; what it produced, for the tests that check it."""
+    from tests.browser.conftest import ARTIFACTS, Screen
+
+    screen = Screen(browser, system, ARTIFACTS / "cashier_shift")
+    page = screen.page
+    ticket = _print_ticket(system, "12.345")
+    steps: dict[str, str] = {"ticket": ticket}
+    try:
+        screen.login("kasininke-tor")
+        assert page.url.endswith("/desk/")
+        assert page.inner_text("h1") == "Pamainos atidarymas"
+        screen.assert_lithuanian()
+        screen.shot("open-shift-form")
+
+        page.select_option("#id_desk", label="Kasa 1 (TOR)")
+        for item, value in FLOAT.items():
+            page.fill(f"#id_{item}", value)
+        screen.shot("float-counted")
+        page.click("main button[type=submit]")
+        page.wait_for_load_state()
+        assert "Pamaina atidaryta." in screen.text()
+        screen.assert_lithuanian()
+        screen.shot("shift-open")
+
+        # The ticket the machine printed: scanned (typed) into the number field, Enter.
+        page.fill("#id_number", ticket)
+        page.press("#id_number", "Enter")
+        page.wait_for_load_state()
+        assert page.inner_text("#payable") == "Išmokėti 12,35\u00a0€"  # 12.345 rounded up to the cent
+        screen.assert_lithuanian()
+        screen.shot("ticket-scanned")
+        page.click("form[action='/desk/ticket/pay/'] button[type=submit]")
+        page.wait_for_load_state()
+        assert "Bilieto išmokėjimas" in page.inner_text("h1")
+        screen.assert_lithuanian()
+        screen.shot("ticket-paid")
+
+        # Paying it again is refused, saying when and where it was paid.
+        page.goto(f"{system}/desk/ticket/?number={ticket}")
+        assert "Jau išmokėtas" in page.inner_text("#refusal")
+        screen.shot("ticket-paid-twice-refused")
+
+        page.goto(system + "/desk/")
+        page.click("text=Parduoti bilietą")
+        page.fill("#id_amount", "50")
+        screen.shot("sell-ticket-form")
+        _confirm(screen)
+        assert "Bilieto pardavimas" in page.inner_text("h1")
+        assert page.is_visible("#voucher")
+        screen.assert_lithuanian()
+        screen.shot("ticket-sold")
+
+        # Chips for 1 500 EUR: over the threshold, so the person is identified first.
+        page.goto(system + "/desk/chips/")
+        page.select_option("#id_direction", "buy")
+        page.fill("#id_chip_500", "3")
+        _confirm(screen)
+        assert "Daugiau nei 1\u00a0000,00\u00a0€: prieš šią operaciją nustatykite asmens tapatybę." in screen.text()
+        screen.assert_lithuanian()
+        screen.shot("chips-refused-without-person")
+        page.fill("#id_personal_code", PERSON["code"])
+        page.select_option("#id_document_type", "id_card")
+        page.fill("#id_document_number", "LT4471234")
+        page.fill("#id_document_expiry", "2031-05-31")
+        page.fill("#id_given_names", PERSON["given"])
+        page.fill("#id_surnames", PERSON["surname"])
+        page.fill("#id_date_of_birth", PERSON["born"])
+        screen.shot("chips-person-entered")
+        _confirm(screen)
+        assert "Grynieji į žetonus" in page.inner_text("h1")
+        assert "1\u00a0500,00\u00a0€" in page.inner_text(".payable")
+        screen.assert_lithuanian()
+        screen.shot("chips-sold")
+        steps["chips_receipt"] = page.inner_text("h1").split("·")[-1].strip()
+
+        # A machine receipt written by the floor attendant, paid at the desk.
+        page.goto(system + "/desk/")
+        floor = Screen(browser, system, ARTIFACTS / "cashier_shift" / "floor")
+        try:
+            floor.login("salesdarbuotojas-tor")
+            floor.page.fill("#id_asset_number", "1001")
+            floor.page.fill("#id_amount", "25.00")
+            floor.page.click("main form button[type=submit]")
+            floor.page.wait_for_load_state()
+            message = floor.page.inner_text(".messages")
+            floor.assert_lithuanian()
+            floor.shot("machine-receipt-recorded")
+        finally:
+            floor.close()
+        receipt = re.search(r"Kvitas nr\. (\d+) užregistruotas", message)
+        assert receipt, message
+        page.goto(system + "/desk/receipt-payout/")
+        page.fill("#id_receipt_number", receipt.group(1))
+        _confirm(screen)
+        assert "Automato kvito išmokėjimas" in page.inner_text("h1")
+        screen.assert_lithuanian()
+        screen.shot("machine-receipt-paid")
+
+        # Close: expected cash 5 000 − 12,35 + 50 + 1 500 − 25 = 6 512,65; counted 10 EUR less.
+        page.goto(system + "/desk/close/")
+        counted = dict(FLOAT, cash="6502.65", chip_500="7")
+        for item, value in counted.items():
+            page.fill(f"#id_{item}", value)
+        screen.shot("closing-count")
+        _confirm(screen)
+        assert re.search(r"/shifts/\d+/$", page.url), page.url
+        closing = page.locator("table").last.inner_text()
+        assert re.search(r"Grynieji\t6\u00a0512,65\u00a0€\t6\u00a0502,65\u00a0€\t-10,00\u00a0€", closing), closing
+        screen.assert_lithuanian()
+        screen.shot("shift-closed-with-variance")
+        steps["shift_url"] = page.url
+    finally:
+        screen.close()
+    return steps
+
+
+def test_a_cashier_works_a_shift_in_lithuanian(cashier_day):
+    assert cashier_day["shift_url"]
+    assert cashier_day["chips_receipt"]
+
+
+def test_compliance_finds_the_entry_and_exports_it(cashier_day, screens):
+    screen = screens("compliance")
+    page = screen.page
+    screen.login("atitiktis-tor")
+    page.goto(screen.base + "/compliance/")
+    assert page.inner_text("h1") == "Asmens duomenys: nurodykite tikslą"  # purpose first, then personal data
+    screen.shot("purpose-asked")
+    page.fill("#id_purpose", "Patikrinimas: žetonų pirkimas virš 1000 EUR")
+    page.click("main form button[type=submit]")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == "Asmenų registracijos žurnalas"
+    page.fill("#id_person_code", PERSON["code"])
+    page.click("main form button[type=submit]")
+    page.wait_for_load_state()
+    rows = page.locator("table tr").all_inner_texts()
+    found = [row for row in rows if PERSON["surname"] in row]
+    assert len(found) == 1, rows
+    assert "1\u00a0500,00\u00a0€" in found[0]
+    assert "Grynieji į žetonus" in found[0]
+    screen.assert_lithuanian()
+    screen.shot("entry-found")
+
+    with page.expect_download() as download_info:
+        page.click("#export-csv")
+    exported = download_info.value.path().read_text(encoding="utf-8-sig")
+    lines = list(csv.reader(io.StringIO(exported)))
+    matching = [line for line in lines if PERSON["code"] in line]
+    assert len(matching) == 1, lines[:3]
+    assert Decimal("1500.00") in {Decimal(value) for value in matching[0] if re.fullmatch(r"\d+\.\d{2}", value)}
+    with page.expect_download() as pdf_info:
+        page.click("#export-pdf")
+    assert pdf_info.value.path().read_bytes().startswith(b"%PDF")
+    screen.shot("exported")
+    page.goto(screen.base + "/compliance/access-log/")
+    log = screen.text()
+    assert "Patikrinimas: žetonų pirkimas virš 1000 EUR" in log  # every search and export is logged with its purpose
+    screen.shot("access-log")
+
+
+def test_a_floor_attendant_cannot_reach_the_payout_page(screens, system):
+    screen = screens("floor_attendant")
+    page = screen.page
+    screen.login("salesdarbuotojas-tor")
+    assert page.url.endswith("/floor/receipts/")
+    assert page.locator("header a[href='/desk/']").count() == 0  # no cash-desk link for this role
+    screen.shot("start-page")
+    for path in ("/desk/", "/desk/ticket/?number=1", "/desk/sell/"):
+        response = screen.go(path)
+        assert response.status == 403, path
+        assert page.inner_text("#forbidden") == "Neleidžiama"
+        screen.assert_lithuanian()
+    screen.shot("payout-page-refused")
+    # A forged POST to the payout endpoint is refused the same way.
+    refused = page.request.post(system + "/desk/ticket/pay/", form={"number": "1"})
+    assert refused.status == 403
+
+
+def test_a_manager_sees_the_day_at_a_glance(cashier_day, screens):
+    screen = screens("manager")
+    page = screen.page
+    screen.login("vadovas-tor")
+    assert page.url.endswith("/dashboard/")
+    for chart in ("#flow-chart svg", "#trend-chart svg", "#desk-chart svg"):
+        assert page.locator(chart).is_visible(), chart
+    out_bars = page.locator("#flow-chart rect.out[data-value]")
+    assert sum(int(value) for value in out_bars.evaluate_all("bars => bars.map(b => b.dataset.value)")) >= 2
+    assert "Neišmokėti įsipareigojimai" in screen.text()
+    screen.assert_lithuanian()
+    screen.shot("dashboard-lt")
+    page.click("header button[value=en]")  # the language switch
+    page.wait_for_load_state()
+    assert page.inner_text("h1").startswith("Dashboard")
+    screen.shot("dashboard-en")
+    page.click("header button[value=lt]")
+    page.wait_for_load_state()
+    assert page.inner_text("h1").startswith("Apžvalga")
