@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from cashdesk.items import Item
 from cashdesk.models import CashDesk, HoldCase, Movement, ReversalRequest, Shift, ShiftCount, ShiftCountLine, Transfer
-from cashdesk.reports import outstanding_liability
+from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
 from machines.models import Casino
 from tickets.models import Ticket, TicketEvent, TicketEventKind
@@ -61,7 +61,8 @@ def tickets_per_hour(casino: Casino, day: dt.date) -> list[HourRow]:
     counts: dict[str, dict[dt.datetime, tuple[int, Decimal]]] = {}
     for label, field in (("out", "printed_at"), ("in", "redeemed_at")):
         rows = (
-            Ticket.objects.filter(casino=casino, **{f"{field}__gte": begin, f"{field}__lt": finish})
+            Ticket.objects.using(reports_db())
+            .filter(casino=casino, **{f"{field}__gte": begin, f"{field}__lt": finish})
             .annotate(hour=TruncHour(field, tzinfo=zone))
             .values("hour")
             .annotate(n=Count("id"), total=Sum("amount"))
@@ -83,7 +84,8 @@ def _per_gaming_day(casino: Casino, field: str, since: dt.datetime, extra: Q) ->
         F(field) - dt.timedelta(hours=casino.gaming_day_start_hour), output_field=DateTimeField()
     )
     rows = (
-        Ticket.objects.filter(extra, casino=casino, **{f"{field}__gt": since})
+        Ticket.objects.using(reports_db())
+        .filter(extra, casino=casino, **{f"{field}__gt": since})
         .annotate(day=TruncDate(shifted, tzinfo=casino.zoneinfo))
         .values("day")
         .annotate(total=Sum("amount"))
@@ -120,17 +122,21 @@ def liability_trend(casino: Casino, now: dt.datetime | None = None, days: int = 
 
 def cash_per_desk(casino: Casino) -> list[DeskCash]:
     """Cash each desk holds now (opening count plus movements of its open shift) against its limit."""
-    desks = list(CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).order_by("code"))
+    desks = list(CashDesk.objects.using(reports_db()).filter(casino=casino, kind=CashDesk.Kind.DESK).order_by("code"))
     shifts = {
-        s.desk_id: s for s in Shift.objects.filter(desk__in=desks, closed_at__isnull=True).select_related("cashier")
+        s.desk_id: s
+        for s in Shift.objects.using(reports_db())
+        .filter(desk__in=desks, closed_at__isnull=True)
+        .select_related("cashier")
     }
     opening = dict(
-        ShiftCountLine.objects.filter(
-            count__shift__in=shifts.values(), count__kind=ShiftCount.Kind.OPENING, item=Item.CASH
-        ).values_list("count__shift_id", "counted_amount")
+        ShiftCountLine.objects.using(reports_db())
+        .filter(count__shift__in=shifts.values(), count__kind=ShiftCount.Kind.OPENING, item=Item.CASH)
+        .values_list("count__shift_id", "counted_amount")
     )
     moved = dict(
-        Movement.objects.filter(shift__in=shifts.values(), item=Item.CASH)
+        Movement.objects.using(reports_db())
+        .filter(shift__in=shifts.values(), item=Item.CASH)
         .values("shift_id")
         .annotate(total=Sum("amount"))
         .values_list("shift_id", "total")
@@ -157,22 +163,28 @@ class OpenExceptions:
 def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExceptions:
     now = now or timezone.now()
     begin, finish = casino.gaming_day_bounds(casino.gaming_day(now))
-    holds = HoldCase.objects.filter(casino=casino, decision=HoldCase.Decision.PENDING).aggregate(
-        n=Count("id"), overdue=Count("id", filter=Q(overdue_since__isnull=False))
+    holds = (
+        HoldCase.objects.using(reports_db())
+        .filter(casino=casino, decision=HoldCase.Decision.PENDING)
+        .aggregate(n=Count("id"), overdue=Count("id", filter=Q(overdue_since__isnull=False)))
     )
     return OpenExceptions(
         holds=holds["n"],
         overdue_holds=holds["overdue"],
-        stuck=stuck_redemptions(casino=casino, now=now).count(),
-        mismatches_today=TicketEvent.objects.filter(
+        stuck=stuck_redemptions(casino=casino, now=now).using(reports_db()).count(),
+        mismatches_today=TicketEvent.objects.using(reports_db())
+        .filter(
             ticket__casino=casino,
             kind=TicketEventKind.AMOUNT_MISMATCH,
             created_at__gte=begin,
             created_at__lt=finish,
-        ).count(),
-        transfers=Transfer.objects.filter(
-            shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
-        ).count(),
-        reversals=ReversalRequest.objects.filter(original__casino=casino, reversal__isnull=True).count(),
-        alerts=Alert.objects.filter(casino=casino).exclude(status=Alert.Status.CLOSED).count(),
+        )
+        .count(),
+        transfers=Transfer.objects.using(reports_db())
+        .filter(shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True)
+        .count(),
+        reversals=ReversalRequest.objects.using(reports_db())
+        .filter(original__casino=casino, reversal__isnull=True)
+        .count(),
+        alerts=Alert.objects.using(reports_db()).filter(casino=casino).exclude(status=Alert.Status.CLOSED).count(),
     )

@@ -4,6 +4,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils.translation import gettext as _
@@ -12,6 +13,11 @@ from cashdesk.models import CashTransaction, HoldCase
 from machines.models import Casino
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
+
+
+def reports_db() -> str:
+    """Where reads for reports and the dashboard go: a read replica when REPORTS_DATABASE_URL is set."""
+    return str(settings.REPORTS_DATABASE)
 
 
 def _gaming_day(field: str, casino: Casino) -> TruncDate:
@@ -30,7 +36,8 @@ def tickets_per_gaming_day(casino: Casino, start: dt.date, end: dt.date) -> list
         ("expired", "expired_at", Q()),
     ):
         rows = (
-            Ticket.objects.filter(Q(casino=casino) & extra, **{f"{field}__gte": begin, f"{field}__lt": finish})
+            Ticket.objects.using(reports_db())
+            .filter(Q(casino=casino) & extra, **{f"{field}__gte": begin, f"{field}__lt": finish})
             .annotate(day=_gaming_day(field, casino))
             .values("day")
             .annotate(n=Count("id"), total=Sum("amount"))
@@ -58,8 +65,10 @@ def outstanding_liability(casino: Casino, at: dt.datetime) -> dict[str, Any]:
     Read as "outstanding now, or closed only after `at`", so the query touches
     the open tickets and those closed since `at`, never the whole history.
     """
-    open_at = Ticket.objects.filter(casino=casino, printed_at__lte=at).filter(
-        Q(state__in=OUTSTANDING_STATES) | Q(redeemed_at__gt=at) | Q(expired_at__gt=at) | Q(voided_at__gt=at)
+    open_at = (
+        Ticket.objects.using(reports_db())
+        .filter(casino=casino, printed_at__lte=at)
+        .filter(Q(state__in=OUTSTANDING_STATES) | Q(redeemed_at__gt=at) | Q(expired_at__gt=at) | Q(voided_at__gt=at))
     )
     totals = open_at.aggregate(n=Count("id"), total=Sum("amount"))
     return {"at": at, "count": totals["n"], "amount": totals["total"] or Decimal("0")}
@@ -69,7 +78,8 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
     begin, finish = casino.gaming_day_bounds(start, end)
     rows: list[dict[str, Any]] = []
     events = (
-        TicketEvent.objects.filter(ticket__casino=casino, created_at__gte=begin, created_at__lt=finish)
+        TicketEvent.objects.using(reports_db())
+        .filter(ticket__casino=casino, created_at__gte=begin, created_at__lt=finish)
         .filter(
             Q(kind=TicketEventKind.AMOUNT_MISMATCH)
             | Q(kind=TicketEventKind.REFUSED, reason="already_redeemed")
@@ -95,7 +105,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "detail": event.details,
             }
         )
-    for ticket in stuck_redemptions(casino=casino):
+    for ticket in stuck_redemptions(casino=casino).using(reports_db()):
         rows.append(
             {
                 "when": ticket.hold_expires_at,
@@ -106,9 +116,11 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "detail": {},
             }
         )
-    for case in HoldCase.objects.filter(
-        casino=casino, decision=HoldCase.Decision.PENDING, overdue_since__isnull=False
-    ).select_related("ticket"):
+    for case in (
+        HoldCase.objects.using(reports_db())
+        .filter(casino=casino, decision=HoldCase.Decision.PENDING, overdue_since__isnull=False)
+        .select_related("ticket")
+    ):
         rows.append(
             {
                 "when": case.overdue_since,
@@ -126,17 +138,15 @@ def per_machine(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, 
     begin, finish = casino.gaming_day_bounds(start, end)
     issued = {
         row["issuing_machine__asset_number"]: row
-        for row in Ticket.objects.filter(
-            casino=casino, issuing_machine__isnull=False, printed_at__gte=begin, printed_at__lt=finish
-        )
+        for row in Ticket.objects.using(reports_db())
+        .filter(casino=casino, issuing_machine__isnull=False, printed_at__gte=begin, printed_at__lt=finish)
         .values("issuing_machine__asset_number")
         .annotate(n=Count("id"), total=Sum("amount"))
     }
     redeemed = {
         row["redeemed_by_machine__asset_number"]: row
-        for row in Ticket.objects.filter(
-            casino=casino, redeemed_by_machine__isnull=False, redeemed_at__gte=begin, redeemed_at__lt=finish
-        )
+        for row in Ticket.objects.using(reports_db())
+        .filter(casino=casino, redeemed_by_machine__isnull=False, redeemed_at__gte=begin, redeemed_at__lt=finish)
         .values("redeemed_by_machine__asset_number")
         .annotate(n=Count("id"), total=Sum("amount"))
     }
@@ -160,11 +170,12 @@ def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any
     begin, finish = casino.gaming_day_bounds(start, end)
     return [
         dict(row)
-        for row in CashTransaction.objects.filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
+        for row in CashTransaction.objects.using(reports_db())
+        .filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
         .values("desk__code", "kind")
         .annotate(n=Count("id"), total=Sum("amount"))
         .order_by("desk__code", "kind")
     ]
 
 
-__all__ = ["exceptions", "outstanding_liability", "per_desk", "per_machine", "tickets_per_gaming_day"]
+__all__ = ["exceptions", "outstanding_liability", "per_desk", "per_machine", "reports_db", "tickets_per_gaming_day"]

@@ -86,6 +86,16 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# Scaling out: reports and the dashboard read from a PostgreSQL read replica when one is named.
+REPORTS_DATABASE = "default"
+if env_str("REPORTS_DATABASE_URL", ""):
+    DATABASES["reports"] = dj_database_url.parse(
+        env_str("REPORTS_DATABASE_URL", ""),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+    DATABASES["reports"]["TEST"] = {"MIRROR": "default"}
+    REPORTS_DATABASE = "reports"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite serialises writers; wait for the lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20

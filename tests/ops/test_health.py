@@ -1,7 +1,6 @@
 """/health/: the database, the broker with its queue length, and the scheduler's heartbeat."""
 
 import datetime as dt
-import time
 import uuid
 from unittest import mock
 
@@ -13,9 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from casino_office.celery import app
-from ops.models import Heartbeat
 from ops.tasks import heartbeat
-from tests.reliability.processes import ROOT, current_database_url, service_env
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
 
@@ -95,42 +92,4 @@ def test_queue_length_is_read_from_redis_and_a_long_queue_fails(settings):
         client.delete(queue)
 
 
-@pytest.mark.slow
-@pytest.mark.django_db(transaction=True)
-def test_real_beat_and_worker_keep_the_heartbeat_fresh():
-    """celery beat sends the heartbeat, a worker runs it; /health/ turns green without any help."""
-    import subprocess
-    import sys
-    import tempfile
-
-    from django.conf import settings
-
-    queue = f"beat-{uuid.uuid4().hex}"
-    with tempfile.TemporaryDirectory() as folder:
-        env = service_env(
-            DATABASE_URL=current_database_url(),
-            CELERY_BROKER_URL=REDIS_URL,
-            SECRET_KEY=settings.SECRET_KEY,
-            HEARTBEAT_SECONDS="1",
-            CELERY_TASK_DEFAULT_QUEUE=queue,
-            CASINO_VAR_DIR=folder,
-        )
-        command = [sys.executable, "-m", "celery", "-A", "casino_office", "worker", "--beat", "--pool=solo"]
-        worker = subprocess.Popen(
-            [*command, "-Q", queue, "--loglevel=WARNING", "-s", f"{folder}/beat-schedule"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while not Heartbeat.objects.exists() and time.monotonic() < deadline:
-                time.sleep(0.5)
-            first = Heartbeat.objects.get().at
-            time.sleep(3)
-            assert Heartbeat.objects.get().at > first  # it keeps beating
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
-            redis.Redis.from_url(REDIS_URL).delete(queue)
+# A real beat and worker keeping the heartbeat fresh: tests/ops/test_deploy.py, with the systemd units' commands.
