@@ -193,3 +193,22 @@ def test_the_machine_api_always_answers_in_english(api, settings):
     body = response.json()
     assert body["code"]
     assert not re.search(r"[ąčęėįšųūž]", response.content.decode(), re.IGNORECASE)
+
+
+def test_update_extracts_new_texts_fills_english_and_leaves_lithuanian_to_translate(tmp_path):
+    shutil.copy2(ROOT / "manage.py", tmp_path / "manage.py")
+    for name in SOURCE_DIRS:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "templates" / "new_page.html").write_text('{% load i18n %}{% translate "Count the drop box" %}\n')
+    call_command("translations", "--root", str(tmp_path))
+    english = polib.pofile(str(po_path(tmp_path, "en"))).find("Count the drop box")
+    lithuanian = polib.pofile(str(po_path(tmp_path, "lt"))).find("Count the drop box")
+    assert english is not None
+    assert english.msgstr == "Count the drop box"
+    assert lithuanian is not None
+    assert lithuanian.msgstr == ""
+    compiled = {entry.msgid for entry in polib.mofile(str(po_path(tmp_path, "en").with_suffix(".mo")))}
+    assert "Count the drop box" in compiled
+    with pytest.raises(CommandError, match="lt: untranslated 'Count the drop box'") as refused:
+        call_command("translations", "--check", "--root", str(tmp_path))
+    assert "en:" not in str(refused.value)
