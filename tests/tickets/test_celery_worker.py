@@ -68,6 +68,7 @@ def test_beat_schedules_the_jobs():
         "tickets.purge_request_records",
         "cashdesk.mark_overdue_holds",
         "compliance.pseudonymise_expired_persons",
+        "ops.heartbeat",
     }
     app.loader.import_default_modules()  # what a worker does at start: autodiscover every app's tasks
     assert set(app.tasks) >= tasks
