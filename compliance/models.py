@@ -211,6 +211,9 @@ class AccessLogEntry(models.Model):
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
     action = models.CharField(max_length=8, choices=Action.choices)
     what = models.CharField(max_length=255)
+    # The same as data, shown in the reader's language: {"kind": "register" | "register_export" |
+    # "person" | "fcis", ...}. Entries written before it existed have {} and show `what`.
+    subject = models.JSONField(default=dict, blank=True)
     purpose = models.CharField(max_length=255)
     at = models.DateTimeField(auto_now_add=True)
     ip_address = models.GenericIPAddressField(null=True, blank=True)

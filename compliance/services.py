@@ -521,13 +521,21 @@ def alert_close(*, alert: Alert, user: User, note: str) -> Alert:
 
 
 def access_log_record(
-    *, user: User, casino: Casino, action: str, what: str, purpose: str, ip_address: str | None = None
+    *,
+    user: User,
+    casino: Casino,
+    action: str,
+    what: str,
+    purpose: str,
+    ip_address: str | None = None,
+    subject: dict[str, Any] | None = None,
 ) -> None:
     AccessLogEntry.objects.create(
         user=user,
         casino=casino,
         action=action,
         what=what[:255],
+        subject=subject or {},
         purpose=purpose[:255] or "(none stated)",
         ip_address=ip_address,
     )

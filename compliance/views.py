@@ -46,12 +46,13 @@ def with_purpose(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
     return wrapped
 
 
-def _log(request: StaffRequest, action: str, what: str) -> None:
+def _log(request: StaffRequest, action: str, what: str, subject: dict[str, Any]) -> None:
     services.access_log_record(
         user=request.user,
         casino=staff_casino(request),
         action=action,
         what=what,
+        subject=subject,
         purpose=_purpose(request),
         ip_address=request.META.get("REMOTE_ADDR"),
     )
@@ -117,12 +118,28 @@ def _filtered(request: StaffRequest) -> tuple[Any, dict[str, Any], forms.Registe
     return entries, filters, form
 
 
+def _subject(kind: str, filters: dict[str, Any], fmt: str = "") -> dict[str, Any]:
+    """What a register view or export covered, as data for the access log (no personal data)."""
+    subject: dict[str, Any] = {"kind": kind, "start": filters["start"].isoformat(), "end": filters["end"].isoformat()}
+    if fmt:
+        subject["format"] = fmt
+    if filters.get("kind"):
+        subject["register_kind"] = filters["kind"]
+    if filters.get("desk"):
+        subject["desk"] = CashDesk.objects.filter(pk=filters["desk"]).values_list("code", flat=True).first() or ""
+    if filters.get("cashier"):
+        subject["cashier"] = filters["cashier"]
+    if "person" in filters:
+        subject["by_person"] = True
+    return subject
+
+
 @role_required(REGISTER)
 @with_purpose
 def register(request: StaffRequest) -> HttpResponse:
     entries, filters, form = _filtered(request)
     action = AccessLogEntry.Action.SEARCH if "person" in filters else AccessLogEntry.Action.VIEW
-    _log(request, action, f"register {filters}")
+    _log(request, action, f"register {filters}", _subject("register", filters))
     return render(
         request,
         "compliance/register.html",
@@ -147,7 +164,7 @@ def person_detail(request: StaffRequest, pk: int) -> HttpResponse:
     )
     if not seen_here:
         raise Http404(_("No such person in this casino's records."))
-    _log(request, AccessLogEntry.Action.VIEW, f"person {person.pk}")
+    _log(request, AccessLogEntry.Action.VIEW, f"person {person.pk}", {"kind": "person", "person": person.pk})
     return render(
         request,
         "compliance/person.html",
@@ -174,7 +191,7 @@ def export(request: StaffRequest) -> HttpResponse:
     head = services.register_head(casino)
     period = f"{filters['start']:%Y-%m-%d} .. {filters['end']:%Y-%m-%d}"
     fmt = request.GET.get("format", "csv")
-    _log(request, AccessLogEntry.Action.EXPORT, f"register {fmt} {filters}")
+    _log(request, AccessLogEntry.Action.EXPORT, f"register {fmt} {filters}", _subject("register_export", filters, fmt))
     if fmt == "pdf":
         response = HttpResponse(
             register_extract_pdf(casino=casino, entries=entries, period=period, head_hash=head),
@@ -248,6 +265,7 @@ def fcis_report(request: StaffRequest) -> HttpResponse:
         request,
         AccessLogEntry.Action.EXPORT if request.GET.get("format") == "csv" else AccessLogEntry.Action.VIEW,
         f"FCIS report data {day}",
+        {"kind": "fcis", "day": day.isoformat()},
     )
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")

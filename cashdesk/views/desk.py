@@ -19,7 +19,7 @@ from cashdesk.models import CashDesk, CashTransaction, Shift
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from compliance.services import PersonError
 from tickets.models import Ticket
-from tickets.money import cash_payout
+from tickets.money import cash_payout, format_money
 
 CASHIER = "cashdesk.operate_desk"
 
@@ -275,9 +275,9 @@ def reversal(request: StaffRequest, pk: int) -> HttpResponse:
         else:
             messages.info(request, _("Reversal requested; a supervisor other than you approves it."))
             return redirect("desk")
-    return _render(
-        request, "cashdesk/form.html", shift, form=form, title=_("Reverse %(transaction)s") % {"transaction": original}
-    )
+    described = f"{original.receipt_number} · {original.get_kind_display()} · {format_money(original.amount)}"
+    title = _("Reverse %(transaction)s") % {"transaction": described}
+    return _render(request, "cashdesk/form.html", shift, form=form, title=title)
 
 
 def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:

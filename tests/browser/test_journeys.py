@@ -211,6 +211,7 @@ def test_compliance_finds_the_entry_and_exports_it(cashier_day, screens):
     page.goto(screen.base + "/compliance/access-log/")
     log = screen.text()
     assert "Patikrinimas: žetonų pirkimas virš 1000 EUR" in log  # every search and export is logged with its purpose
+    screen.assert_lithuanian()
     screen.shot("access-log")
 
 

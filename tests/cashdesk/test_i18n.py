@@ -212,3 +212,22 @@ def test_update_extracts_new_texts_fills_english_and_leaves_lithuanian_to_transl
     with pytest.raises(CommandError, match="lt: untranslated 'Count the drop box'") as refused:
         call_command("translations", "--check", "--root", str(tmp_path))
     assert "en:" not in str(refused.value)
+
+
+def test_the_access_log_reads_in_lithuanian(casino, compliance, desk):
+    StaffAssignment.objects.create(user=compliance, casino=casino)
+    client = _lithuanian_client(compliance)
+    client.post("/compliance/purpose/", {"purpose": "Patikra", "next": "/compliance/"})
+    assert (
+        client.get("/compliance/", {"kind": "chips_buy", "desk": desk.pk, "person_code": "38401010000"}).status_code
+        == 200
+    )
+    assert (
+        client.get("/compliance/export/", {"format": "csv", "start": "2026-11-01", "end": "2026-11-30"}).status_code
+        == 200
+    )
+    page = client.get("/compliance/access-log/").content.decode()
+    assert "Registras, " in page
+    assert "Grynieji į žetonus; kasa K1; ieškota pagal asmens kodą ar dokumentą" in page
+    assert "Registro išrašas (CSV), 2026-11-01 – 2026-11-30" in page  # noqa: RUF001
+    assert not _english_on(client, "/compliance/access-log/")

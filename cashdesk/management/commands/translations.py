@@ -105,6 +105,9 @@ class Command(BaseCommand):
             catalog = polib.pofile(str(path))
             if language == SOURCE_LANGUAGE:  # the texts are written in English: its catalog is the identity
                 for entry in catalog:
+                    if "fuzzy" in entry.flags:  # makemessages' guess from a similar text; the text itself is right
+                        entry.flags.remove("fuzzy")
+                    entry.previous_msgid = entry.previous_msgid_plural = None
                     if entry.msgid_plural:
                         entry.msgstr_plural = {0: entry.msgid, 1: entry.msgid_plural}
                     else:
