@@ -5,7 +5,6 @@ import json
 import os
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from compliance.models import RegisterEntry
 from ops.models import Heartbeat
 from ops.tasks import heartbeat
 from tests.factories import MachineFactory, key_for, make_person, make_user
-from tests.reliability.processes import ROOT, current_database_url, free_port
+from tests.reliability.processes import ROOT, current_database_url, free_port, wait_for_port
 
 ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -63,17 +62,6 @@ def unit_command(unit: str, tmp_path: Path) -> list[str]:
     command = shlex.split(line.removeprefix("ExecStart="))
     command[0] = str(VENV_BIN / Path(command[0]).name)
     return [part.replace("/srv/casino-office/var", str(tmp_path / "var")) for part in command]
-
-
-def wait_for_port(port: int, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError(f"nothing listens on {port}")
 
 
 @pytest.fixture

@@ -20,6 +20,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def wait_for_port(port: int, seconds: float = 30) -> None:
+    """Until something accepts connections on 127.0.0.1:port; an AssertionError after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"nothing listens on port {port} after {seconds} s")
+
+
 def service_env(**overrides: str) -> dict[str, str]:
     env = {**os.environ, "DEBUG": "0", "SECURE_SSL_REDIRECT": "0", "STATIC_MANIFEST": "0"}
     env.update(overrides)
@@ -140,13 +152,7 @@ def gunicorn(env: dict[str, str], port: int, workers: int = 2) -> Iterator[subpr
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                time.sleep(0.2)
+        wait_for_port(port)
         yield server
     finally:
         server.terminate()
