@@ -17,19 +17,27 @@ class CashDesk(models.Model):
         DESK = "desk", _("Cash desk")
         VAULT = "vault", _("Vault")
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="desks")
-    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK)
-    code = models.CharField(max_length=16)
-    name = models.CharField(max_length=64)
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="desks", verbose_name=_("casino"))
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK, verbose_name=_("kind"))
+    code = models.CharField(max_length=16, verbose_name=_("code"))
+    name = models.CharField(max_length=64, verbose_name=_("name"))
     cash_limit = models.DecimalField(
-        max_digits=12, decimal_places=2, default=Decimal("50000.00"), help_text="Cash above this goes to the vault."
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("50000.00"),
+        help_text=_("Cash above this goes to the vault."),
+        verbose_name=_("cash limit"),
     )
     # Counters behind receipt numbers and the desk's ticket sequence; only
     # services increment them, under a row lock.
-    last_receipt_number = models.PositiveIntegerField(default=0, editable=False)
-    last_ticket_sequence = models.PositiveIntegerField(default=0, editable=False)
+    last_receipt_number = models.PositiveIntegerField(default=0, editable=False, verbose_name=_("last receipt number"))
+    last_ticket_sequence = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("last ticket sequence")
+    )
 
     class Meta:
+        verbose_name = _("cash desk")
+        verbose_name_plural = _("cash desks")
         ordering = ["casino", "code"]
         permissions = [
             ("operate_desk", "Work a cash-desk shift (cashier)"),
@@ -51,15 +59,25 @@ class CashDesk(models.Model):
 
 
 class Shift(models.Model):
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="shifts")
-    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shifts")
-    opened_at = models.DateTimeField()
-    closed_at = models.DateTimeField(null=True, blank=True)
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("desk"))
+    cashier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("cashier")
+    )
+    opened_at = models.DateTimeField(verbose_name=_("opened at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
     previous = models.OneToOneField(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next", help_text="Handed over from."
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="next",
+        help_text=_("Handed over from."),
+        verbose_name=_("previous"),
     )
 
     class Meta:
+        verbose_name = _("shift")
+        verbose_name_plural = _("shifts")
         ordering = ["-opened_at"]
         constraints = [
             models.UniqueConstraint(
@@ -89,12 +107,16 @@ class ShiftCount(models.Model):
         HANDOVER = "handover", _("Handover")
         CLOSING = "closing", _("Closing")
 
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="counts")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    counted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    counted_at = models.DateTimeField()
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="counts", verbose_name=_("shift"))
+    kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("kind"))
+    counted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("counted by")
+    )
+    counted_at = models.DateTimeField(verbose_name=_("counted at"))
 
     class Meta:
+        verbose_name = _("shift count")
+        verbose_name_plural = _("shift counts")
         constraints = [
             models.UniqueConstraint(fields=["shift", "kind"], name="shiftcount_one_per_kind"),
             models.CheckConstraint(
@@ -107,13 +129,17 @@ class ShiftCount(models.Model):
 
 
 class ShiftCountLine(models.Model):
-    count = models.ForeignKey(ShiftCount, on_delete=models.PROTECT, related_name="lines")
-    item = models.CharField(max_length=10, choices=Item.choices)
-    counted_amount = models.DecimalField(max_digits=12, decimal_places=2)
-    expected_amount = models.DecimalField(max_digits=12, decimal_places=2)
-    variance = models.DecimalField(max_digits=12, decimal_places=2, help_text="Counted minus expected.")
+    count = models.ForeignKey(ShiftCount, on_delete=models.PROTECT, related_name="lines", verbose_name=_("count"))
+    item = models.CharField(max_length=10, choices=Item.choices, verbose_name=_("item"))
+    counted_amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("counted amount"))
+    expected_amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("expected amount"))
+    variance = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text=_("Counted minus expected."), verbose_name=_("variance")
+    )
 
     class Meta:
+        verbose_name = _("shift count line")
+        verbose_name_plural = _("shift count lines")
         constraints = [
             models.UniqueConstraint(fields=["count", "item"], name="shiftcountline_one_per_item"),
             models.CheckConstraint(condition=Q(counted_amount__gte=0), name="shiftcountline_counted_not_negative"),
@@ -155,28 +181,52 @@ IDENTITY_KINDS = [
 class CashTransaction(models.Model):
     """One cash-desk transaction: its movements, audit and receipt number are written together."""
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="cash_transactions")
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="transactions")
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
-    number = models.PositiveIntegerField(help_text="Receipt number, per desk.")
-    kind = models.CharField(max_length=20, choices=TransactionKind.choices)
-    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="The transaction's value in EUR.")
-    person = models.ForeignKey(Person, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="cash_transactions", verbose_name=_("casino")
+    )
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="transactions", verbose_name=_("desk"))
+    shift = models.ForeignKey(
+        Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", verbose_name=_("shift")
+    )
+    number = models.PositiveIntegerField(help_text=_("Receipt number, per desk."), verbose_name=_("number"))
+    kind = models.CharField(max_length=20, choices=TransactionKind.choices, verbose_name=_("kind"))
+    amount = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text=_("The transaction's value in EUR."), verbose_name=_("amount")
+    )
+    person = models.ForeignKey(
+        Person, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", verbose_name=_("person")
+    )
     # The casino's identity threshold when the transaction was made, so the
     # database itself can refuse an unidentified transaction above it.
-    identity_threshold = models.DecimalField(max_digits=12, decimal_places=2)
+    identity_threshold = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("identity threshold"))
     ticket = models.ForeignKey(
-        "tickets.Ticket", on_delete=models.PROTECT, null=True, blank=True, related_name="cash_transactions"
+        "tickets.Ticket",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="cash_transactions",
+        verbose_name=_("ticket"),
     )
-    reverses = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by")
-    note = models.CharField(max_length=255, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reverses = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by", verbose_name=_("reverses")
+    )
+    note = models.CharField(max_length=255, blank=True, verbose_name=_("note"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("created by")
+    )
     approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("approved by"),
     )
-    created_at = models.DateTimeField()
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("cash transaction")
+        verbose_name_plural = _("cash transactions")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["casino", "created_at"], name="cashtx_casino_time_idx")]
         constraints = [
@@ -226,14 +276,27 @@ class Movement(models.Model):
     Every balance is the sum of movements; nothing is stored and patched.
     """
 
-    transaction = models.ForeignKey(CashTransaction, on_delete=models.PROTECT, related_name="movements")
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="movements")
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="movements")
-    item = models.CharField(max_length=10, choices=Item.choices)
-    count = models.IntegerField(null=True, blank=True, help_text="Pieces, for chips and tokens.")
-    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="Value in EUR; + into, - out of the desk.")
+    transaction = models.ForeignKey(
+        CashTransaction, on_delete=models.PROTECT, related_name="movements", verbose_name=_("transaction")
+    )
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="movements", verbose_name=_("desk"))
+    shift = models.ForeignKey(
+        Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="movements", verbose_name=_("shift")
+    )
+    item = models.CharField(max_length=10, choices=Item.choices, verbose_name=_("item"))
+    count = models.IntegerField(
+        null=True, blank=True, help_text=_("Pieces, for chips and tokens."), verbose_name=_("count")
+    )
+    amount = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        help_text=_("Value in EUR; + into, - out of the desk."),
+        verbose_name=_("amount"),
+    )
 
     class Meta:
+        verbose_name = _("movement")
+        verbose_name_plural = _("movements")
         indexes = [models.Index(fields=["shift", "item"], name="movement_shift_item_idx")]
         constraints = [
             models.CheckConstraint(condition=Q(item__in=ALL_ITEMS), name="movement_item_valid"),
@@ -252,16 +315,25 @@ class Transfer(models.Model):
         DROP = "drop", _("Drop to the vault")
         FILL = "fill", _("Fill from the vault")
 
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers")
-    direction = models.CharField(max_length=4, choices=Direction.choices)
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    requested_at = models.DateTimeField()
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers", verbose_name=_("shift"))
+    direction = models.CharField(max_length=4, choices=Direction.choices, verbose_name=_("direction"))
+    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("requested by")
+    )
+    requested_at = models.DateTimeField(verbose_name=_("requested at"))
     transaction = models.OneToOneField(
-        CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="transfer"
+        CashTransaction,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="transfer",
+        verbose_name=_("transaction"),
     )
 
     class Meta:
+        verbose_name = _("transfer")
+        verbose_name_plural = _("transfers")
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="transfer_amount_positive"),
             models.CheckConstraint(condition=Q(direction__in=["drop", "fill"]), name="transfer_direction_valid"),
@@ -274,13 +346,26 @@ class Transfer(models.Model):
 class ReversalRequest(models.Model):
     """A cashier asks to correct a transaction; a supervisor other than the cashier approves."""
 
-    original = models.OneToOneField(CashTransaction, on_delete=models.PROTECT, related_name="reversal_request")
-    reason = models.CharField(max_length=255)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    requested_at = models.DateTimeField()
-    reversal = models.OneToOneField(
-        CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="reversal_of_request"
+    original = models.OneToOneField(
+        CashTransaction, on_delete=models.PROTECT, related_name="reversal_request", verbose_name=_("original")
     )
+    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("requested by")
+    )
+    requested_at = models.DateTimeField(verbose_name=_("requested at"))
+    reversal = models.OneToOneField(
+        CashTransaction,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reversal_of_request",
+        verbose_name=_("reversal"),
+    )
+
+    class Meta:
+        verbose_name = _("reversal request")
+        verbose_name_plural = _("reversal requests")
 
     def __str__(self) -> str:
         return f"Reversal of {self.original_id}: {self.reason}"
@@ -289,18 +374,31 @@ class ReversalRequest(models.Model):
 class MachineReceipt(models.Model):
     """A receipt filled in by a floor attendant when a token machine cannot pay (casino rules §1)."""
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="machine_receipts")
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="receipts")
-    number = models.PositiveIntegerField(help_text="Per casino.")
-    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="Unpaid credits in EUR.")
-    reason = models.CharField(max_length=255)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField()
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="machine_receipts", verbose_name=_("casino")
+    )
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="receipts", verbose_name=_("machine"))
+    number = models.PositiveIntegerField(help_text=_("Per casino."), verbose_name=_("number"))
+    amount = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text=_("Unpaid credits in EUR."), verbose_name=_("amount")
+    )
+    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("created by")
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
     paid_by = models.OneToOneField(
-        CashTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="machine_receipt"
+        CashTransaction,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="machine_receipt",
+        verbose_name=_("paid by"),
     )
 
     class Meta:
+        verbose_name = _("machine receipt")
+        verbose_name_plural = _("machine receipts")
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(fields=["casino", "number"], name="machinereceipt_number_unique_per_casino"),
@@ -312,11 +410,17 @@ class MachineReceipt(models.Model):
 
 
 class SmartCardRead(models.Model):
-    transaction = models.OneToOneField(CashTransaction, on_delete=models.PROTECT, related_name="smart_card")
-    card_number = models.CharField(max_length=32)
-    credits = models.DecimalField(max_digits=12, decimal_places=3, help_text="As read from the card, in EUR.")
+    transaction = models.OneToOneField(
+        CashTransaction, on_delete=models.PROTECT, related_name="smart_card", verbose_name=_("transaction")
+    )
+    card_number = models.CharField(max_length=32, verbose_name=_("card number"))
+    credits = models.DecimalField(
+        max_digits=12, decimal_places=3, help_text=_("As read from the card, in EUR."), verbose_name=_("credits")
+    )
 
     class Meta:
+        verbose_name = _("smart card read")
+        verbose_name_plural = _("smart card reads")
         constraints = [models.CheckConstraint(condition=Q(credits__gt=0), name="smartcardread_credits_positive")]
 
     def __str__(self) -> str:
@@ -338,23 +442,36 @@ class HoldCase(models.Model):
         PAY = "pay", _("Pay")
         REFUSE = "refuse", _("Refuse")
 
-    ticket = models.ForeignKey("tickets.Ticket", on_delete=models.PROTECT, related_name="hold_cases")
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="hold_cases")
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="hold_cases")
-    reason = models.CharField(max_length=16, choices=Reason.choices)
-    note = models.CharField(max_length=255, blank=True)
-    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    presented_at = models.DateTimeField()
-    decision_due = models.DateField()
-    overdue_since = models.DateTimeField(null=True, blank=True)
-    decision = models.CharField(max_length=8, choices=Decision.choices, default=Decision.PENDING)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    ticket = models.ForeignKey(
+        "tickets.Ticket", on_delete=models.PROTECT, related_name="hold_cases", verbose_name=_("ticket")
     )
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decision_note = models.CharField(max_length=255, blank=True)
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="hold_cases", verbose_name=_("casino"))
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="hold_cases", verbose_name=_("shift"))
+    reason = models.CharField(max_length=16, choices=Reason.choices, verbose_name=_("reason"))
+    note = models.CharField(max_length=255, blank=True, verbose_name=_("note"))
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("opened by")
+    )
+    presented_at = models.DateTimeField(verbose_name=_("presented at"))
+    decision_due = models.DateField(verbose_name=_("decision due"))
+    overdue_since = models.DateTimeField(null=True, blank=True, verbose_name=_("overdue since"))
+    decision = models.CharField(
+        max_length=8, choices=Decision.choices, default=Decision.PENDING, verbose_name=_("decision")
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("decided at"))
+    decision_note = models.CharField(max_length=255, blank=True, verbose_name=_("decision note"))
 
     class Meta:
+        verbose_name = _("hold case")
+        verbose_name_plural = _("hold cases")
         ordering = ["decision_due", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -374,8 +491,14 @@ class HoldCase(models.Model):
 class StaffAssignment(models.Model):
     """Which casino a member of staff works in; every page shows only that casino's data."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignment")
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="staff")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignment", verbose_name=_("user")
+    )
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="staff", verbose_name=_("casino"))
+
+    class Meta:
+        verbose_name = _("staff assignment")
+        verbose_name_plural = _("staff assignments")
 
     def __str__(self) -> str:
         return f"{self.user} at {self.casino.code}"
@@ -384,10 +507,14 @@ class StaffAssignment(models.Model):
 class StaffPreference(models.Model):
     """What a member of staff chose for their own screens: the language (lt or en)."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
-    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="lt")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference", verbose_name=_("user")
+    )
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="lt", verbose_name=_("language"))
 
     class Meta:
+        verbose_name = _("staff preference")
+        verbose_name_plural = _("staff preferences")
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(language__in=[code for code, _name in settings.LANGUAGES]),

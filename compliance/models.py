@@ -20,22 +20,34 @@ class Person(models.Model):
         RESIDENCE_PERMIT = "residence_permit", _("Residence permit")
         DRIVING_LICENCE = "driving_licence", _("Driving licence")
 
-    given_names = models.CharField(max_length=120)
-    surnames = models.CharField(max_length=120)
-    date_of_birth = models.DateField()
-    nationality = models.CharField(max_length=2, default="LT", help_text="ISO 3166-1 alpha-2")
-    personal_code_encrypted = models.TextField(blank=True, editable=False)
-    personal_code_index = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001 - unique when set
-    document_type = models.CharField(max_length=24, choices=DocumentType.choices)
-    document_number_encrypted = models.TextField(blank=True, editable=False)
-    document_number_index = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001 - unique when set
-    document_country = models.CharField(max_length=2, default="LT", help_text="ISO 3166-1 alpha-2")
-    document_expiry = models.DateField(null=True, blank=True)
-    address = models.CharField(max_length=255, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    pseudonymised_at = models.DateTimeField(null=True, blank=True)
+    given_names = models.CharField(max_length=120, verbose_name=_("given names"))
+    surnames = models.CharField(max_length=120, verbose_name=_("surnames"))
+    date_of_birth = models.DateField(verbose_name=_("date of birth"))
+    nationality = models.CharField(
+        max_length=2, default="LT", help_text=_("ISO 3166-1 alpha-2"), verbose_name=_("nationality")
+    )
+    personal_code_encrypted = models.TextField(blank=True, editable=False, verbose_name=_("personal code encrypted"))
+    personal_code_index = models.CharField(  # noqa: DJ001 - unique when set
+        max_length=64, null=True, blank=True, editable=False, verbose_name=_("personal code index")
+    )
+    document_type = models.CharField(max_length=24, choices=DocumentType.choices, verbose_name=_("document type"))
+    document_number_encrypted = models.TextField(
+        blank=True, editable=False, verbose_name=_("document number encrypted")
+    )
+    document_number_index = models.CharField(  # noqa: DJ001 - unique when set
+        max_length=64, null=True, blank=True, editable=False, verbose_name=_("document number index")
+    )
+    document_country = models.CharField(
+        max_length=2, default="LT", help_text=_("ISO 3166-1 alpha-2"), verbose_name=_("document country")
+    )
+    document_expiry = models.DateField(null=True, blank=True, verbose_name=_("document expiry"))
+    address = models.CharField(max_length=255, blank=True, verbose_name=_("address"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    pseudonymised_at = models.DateTimeField(null=True, blank=True, verbose_name=_("pseudonymised at"))
 
     class Meta:
+        verbose_name = _("person")
+        verbose_name_plural = _("persons")
         constraints = [
             models.UniqueConstraint(
                 fields=["document_country", "document_type", "document_number_index"],
@@ -64,14 +76,22 @@ class SelfExclusionList(models.Model):
     Only blind indexes of its entries are stored: enough to match, nothing to read.
     """
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="self_exclusion_lists")
-    list_date = models.DateField(help_text="The date the regulator's list is valid from.")
-    source_name = models.CharField(max_length=255)
-    imported_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    imported_at = models.DateTimeField(auto_now_add=True)
-    entry_count = models.PositiveIntegerField()
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="self_exclusion_lists", verbose_name=_("casino")
+    )
+    list_date = models.DateField(
+        help_text=_("The date the regulator's list is valid from."), verbose_name=_("list date")
+    )
+    source_name = models.CharField(max_length=255, verbose_name=_("source name"))
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("imported by")
+    )
+    imported_at = models.DateTimeField(auto_now_add=True, verbose_name=_("imported at"))
+    entry_count = models.PositiveIntegerField(verbose_name=_("entry count"))
 
     class Meta:
+        verbose_name = _("self exclusion list")
+        verbose_name_plural = _("self exclusion lists")
         ordering = ["-list_date", "-imported_at"]
 
     def __str__(self) -> str:
@@ -79,9 +99,19 @@ class SelfExclusionList(models.Model):
 
 
 class SelfExclusionEntry(models.Model):
-    exclusion_list = models.ForeignKey(SelfExclusionList, on_delete=models.CASCADE, related_name="entries")
-    personal_code_index = models.CharField(max_length=64, blank=True, db_index=True)
-    name_index = models.CharField(max_length=64, blank=True, db_index=True, help_text="Names with date of birth.")
+    exclusion_list = models.ForeignKey(
+        SelfExclusionList, on_delete=models.CASCADE, related_name="entries", verbose_name=_("exclusion list")
+    )
+    personal_code_index = models.CharField(
+        max_length=64, blank=True, db_index=True, verbose_name=_("personal code index")
+    )
+    name_index = models.CharField(
+        max_length=64, blank=True, db_index=True, help_text=_("Names with date of birth."), verbose_name=_("name index")
+    )
+
+    class Meta:
+        verbose_name = _("self exclusion entry")
+        verbose_name_plural = _("self exclusion entries")
 
     def __str__(self) -> str:
         return f"entry {self.pk} of list {self.exclusion_list_id}"
@@ -106,31 +136,56 @@ class RegisterEntry(models.Model):
     the chain; the money figures stay.
     """
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="register_entries")
-    sequence = models.PositiveIntegerField()
-    person = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="register_entries")
-    kind = models.CharField(max_length=20, choices=RegisterKind.choices)
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
-    desk = models.ForeignKey("cashdesk.CashDesk", on_delete=models.PROTECT, related_name="register_entries")
-    shift = models.ForeignKey("cashdesk.Shift", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="register_entries", verbose_name=_("casino")
+    )
+    sequence = models.PositiveIntegerField(verbose_name=_("sequence"))
+    person = models.ForeignKey(
+        Person, on_delete=models.PROTECT, related_name="register_entries", verbose_name=_("person")
+    )
+    kind = models.CharField(max_length=20, choices=RegisterKind.choices, verbose_name=_("kind"))
+    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+    desk = models.ForeignKey(
+        "cashdesk.CashDesk", on_delete=models.PROTECT, related_name="register_entries", verbose_name=_("desk")
+    )
+    shift = models.ForeignKey(
+        "cashdesk.Shift", on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("shift")
+    )
+    cashier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("cashier")
+    )
     transaction = models.OneToOneField(
-        "cashdesk.CashTransaction", on_delete=models.PROTECT, null=True, blank=True, related_name="register_entry"
+        "cashdesk.CashTransaction",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="register_entry",
+        verbose_name=_("transaction"),
     )
-    corrects = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections")
-    note = models.CharField(max_length=255, blank=True)
-    created_at = models.DateTimeField()
-    gaming_day = models.DateField()
+    corrects = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections", verbose_name=_("corrects")
+    )
+    note = models.CharField(max_length=255, blank=True, verbose_name=_("note"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
     self_exclusion_list = models.ForeignKey(
-        SelfExclusionList, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        SelfExclusionList,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("self exclusion list"),
     )
-    self_excluded = models.BooleanField(help_text="On the self-exclusion list current at identification.")
-    previous_hash = models.CharField(max_length=64)
-    entry_hash = models.CharField(max_length=64, unique=True)
+    self_excluded = models.BooleanField(
+        help_text=_("On the self-exclusion list current at identification."), verbose_name=_("self excluded")
+    )
+    previous_hash = models.CharField(max_length=64, verbose_name=_("previous hash"))
+    entry_hash = models.CharField(max_length=64, unique=True, verbose_name=_("entry hash"))
 
     class Meta:
+        verbose_name = _("register entry")
+        verbose_name_plural = _("register entries")
         ordering = ["casino", "sequence"]
-        verbose_name_plural = "register entries"
         permissions = [
             ("view_personal_data", "See full personal data (compliance officer, manager)"),
             ("manage_alerts", "Review and close compliance alerts"),
@@ -163,23 +218,36 @@ class Alert(models.Model):
         IN_REVIEW = "in_review", _("In review")
         CLOSED = "closed", _("Closed")
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="alerts")
-    kind = models.CharField(max_length=24, choices=Kind.choices)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN)
-    person = models.ForeignKey(Person, on_delete=models.PROTECT, null=True, blank=True, related_name="alerts")
-    desk = models.ForeignKey("cashdesk.CashDesk", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    machine = models.ForeignKey("machines.Machine", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    gaming_day = models.DateField()
-    amount = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
-    details = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField()
-    handled_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="alerts", verbose_name=_("casino"))
+    kind = models.CharField(max_length=24, choices=Kind.choices, verbose_name=_("kind"))
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN, verbose_name=_("status"))
+    person = models.ForeignKey(
+        Person, on_delete=models.PROTECT, null=True, blank=True, related_name="alerts", verbose_name=_("person")
     )
-    note = models.TextField(blank=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    desk = models.ForeignKey(
+        "cashdesk.CashDesk", on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("desk")
+    )
+    machine = models.ForeignKey(
+        "machines.Machine", on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("machine")
+    )
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    amount = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True, verbose_name=_("amount"))
+    details = models.JSONField(default=dict, blank=True, verbose_name=_("details"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("handled by"),
+    )
+    note = models.TextField(blank=True, verbose_name=_("note"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
 
     class Meta:
+        verbose_name = _("alert")
+        verbose_name_plural = _("alerts")
         ordering = ["status", "-created_at"]
         constraints = [
             # One day-threshold alert per person and gaming day.
@@ -207,18 +275,22 @@ class AccessLogEntry(models.Model):
         SEARCH = "search", _("Search")
         EXPORT = "export", _("Export")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
-    action = models.CharField(max_length=8, choices=Action.choices)
-    what = models.CharField(max_length=255)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("user")
+    )
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    action = models.CharField(max_length=8, choices=Action.choices, verbose_name=_("action"))
+    what = models.CharField(max_length=255, verbose_name=_("what"))
     # The same as data, shown in the reader's language: {"kind": "register" | "register_export" |
     # "person" | "fcis", ...}. Entries written before it existed have {} and show `what`.
-    subject = models.JSONField(default=dict, blank=True)
-    purpose = models.CharField(max_length=255)
-    at = models.DateTimeField(auto_now_add=True)
-    ip_address = models.GenericIPAddressField(null=True, blank=True)
+    subject = models.JSONField(default=dict, blank=True, verbose_name=_("subject"))
+    purpose = models.CharField(max_length=255, verbose_name=_("purpose"))
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("at"))
+    ip_address = models.GenericIPAddressField(null=True, blank=True, verbose_name=_("ip address"))
 
     class Meta:
+        verbose_name = _("access log entry")
+        verbose_name_plural = _("access log entries")
         ordering = ["-at"]
 
     def __str__(self) -> str:

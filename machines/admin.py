@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from machines.models import Casino, Game, Machine
 from machines.services import machine_key_rotate
@@ -35,12 +36,13 @@ class MachineAdmin(admin.ModelAdmin):
     readonly_fields = ["api_key_rotated_at", "last_seen_at", "last_ticket_sequence"]
     actions = ["rotate_key"]
 
-    @admin.action(description="Rotate the API key (the new key is shown once)")
+    @admin.action(description=_("Rotate the API key (the new key is shown once)"))
     def rotate_key(self, request: HttpRequest, queryset: QuerySet[Machine]) -> None:
         for machine in queryset:
             key = machine_key_rotate(machine=machine)
             self.message_user(
                 request,
-                f"New key for {machine}: {key} (shown once; the old key no longer works)",
+                _("New key for %(machine)s: %(key)s (shown once; the old key no longer works)")
+                % {"machine": machine, "key": key},
                 level=messages.WARNING,
             )

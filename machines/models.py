@@ -13,58 +13,101 @@ def validate_time_zone(value: str) -> None:
     try:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(f"{value!r} is not a known time zone") from None
+        raise ValidationError(_("%(zone)r is not a known time zone") % {"zone": value}) from None
 
 
 class Casino(models.Model):
     """A licensed casino; every per-casino rule of the ticket system is a field here."""
 
-    name = models.CharField(max_length=120, unique=True)
-    address = models.CharField(max_length=255)
-    licence_number = models.CharField(max_length=64)
+    name = models.CharField(max_length=120, unique=True, verbose_name=_("name"))
+    address = models.CharField(max_length=255, verbose_name=_("address"))
+    licence_number = models.CharField(max_length=64, verbose_name=_("licence number"))
     code = models.CharField(
         max_length=16,
         unique=True,
-        validators=[RegexValidator(r"^[A-Z0-9]{2,16}$", "Use 2-16 capital letters or digits.")],
-        help_text="Short code, e.g. TOR.",
+        validators=[RegexValidator(r"^[A-Z0-9]{2,16}$", _("Use 2-16 capital letters or digits."))],
+        help_text=_("Short code, e.g. TOR."),
+        verbose_name=_("code"),
     )
-    time_zone = models.CharField(max_length=64, default="Europe/Vilnius", validators=[validate_time_zone])
-    language = models.CharField(max_length=8, default="lt", help_text="Language of printed tickets.")
+    time_zone = models.CharField(
+        max_length=64, default="Europe/Vilnius", validators=[validate_time_zone], verbose_name=_("time zone")
+    )
+    language = models.CharField(
+        max_length=8, default="lt", help_text=_("Language of printed tickets."), verbose_name=_("language")
+    )
     gaming_day_start_hour = models.PositiveSmallIntegerField(
-        default=6, validators=[MaxValueValidator(23)], help_text="Local hour at which the gaming day begins."
+        default=6,
+        validators=[MaxValueValidator(23)],
+        help_text=_("Local hour at which the gaming day begins."),
+        verbose_name=_("gaming day start hour"),
     )
-    ticket_validity_days = models.PositiveSmallIntegerField(default=30, validators=[MinValueValidator(1)])
+    ticket_validity_days = models.PositiveSmallIntegerField(
+        default=30, validators=[MinValueValidator(1)], verbose_name=_("ticket validity days")
+    )
     max_ticket_amount = models.DecimalField(
-        max_digits=12, decimal_places=2, default=Decimal("10000.00"), validators=[MinValueValidator(Decimal("0.01"))]
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("10000.00"),
+        validators=[MinValueValidator(Decimal("0.01"))],
+        verbose_name=_("max ticket amount"),
     )
-    redemption_hold_seconds = models.PositiveSmallIntegerField(default=15, validators=[MinValueValidator(1)])
+    redemption_hold_seconds = models.PositiveSmallIntegerField(
+        default=15, validators=[MinValueValidator(1)], verbose_name=_("redemption hold seconds")
+    )
     # Casino rules §1 (value chips): strictly more than this needs the person identified.
     identity_threshold = models.DecimalField(
-        max_digits=12, decimal_places=2, default=Decimal("1000.00"), validators=[MinValueValidator(Decimal("0"))]
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("1000.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        verbose_name=_("identity threshold"),
     )
     # Casino rules §1.7: the decision on a held ticket is taken within 14 days of its presentation.
-    hold_decision_days = models.PositiveSmallIntegerField(default=14, validators=[MinValueValidator(1)])
+    hold_decision_days = models.PositiveSmallIntegerField(
+        default=14, validators=[MinValueValidator(1)], verbose_name=_("hold decision days")
+    )
     # Identification and the register (DOMAIN.md: Lithuanian law admits nobody under 21;
     # EU AML due diligence at 2 000 EUR; FCIS cash-operation report at 15 000 EUR; records kept 8 years).
-    minimum_age = models.PositiveSmallIntegerField(default=21, validators=[MinValueValidator(18)])
-    due_diligence_threshold = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("2000.00"))
-    fcis_report_threshold = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("15000.00"))
+    minimum_age = models.PositiveSmallIntegerField(
+        default=21, validators=[MinValueValidator(18)], verbose_name=_("minimum age")
+    )
+    due_diligence_threshold = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("2000.00"), verbose_name=_("due diligence threshold")
+    )
+    fcis_report_threshold = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("15000.00"), verbose_name=_("fcis report threshold")
+    )
     structuring_ratio = models.DecimalField(
         max_digits=4,
         decimal_places=2,
         default=Decimal("0.80"),
-        help_text="Just under = from this share of the threshold.",
+        help_text=_("Just under = from this share of the threshold."),
+        verbose_name=_("structuring ratio"),
     )
-    structuring_count = models.PositiveSmallIntegerField(default=3, validators=[MinValueValidator(2)])
-    structuring_window_minutes = models.PositiveSmallIntegerField(default=60, validators=[MinValueValidator(1)])
-    machine_structuring_window_hours = models.PositiveSmallIntegerField(default=24, validators=[MinValueValidator(1)])
-    register_retention_years = models.PositiveSmallIntegerField(default=8, validators=[MinValueValidator(1)])
+    structuring_count = models.PositiveSmallIntegerField(
+        default=3, validators=[MinValueValidator(2)], verbose_name=_("structuring count")
+    )
+    structuring_window_minutes = models.PositiveSmallIntegerField(
+        default=60, validators=[MinValueValidator(1)], verbose_name=_("structuring window minutes")
+    )
+    machine_structuring_window_hours = models.PositiveSmallIntegerField(
+        default=24, validators=[MinValueValidator(1)], verbose_name=_("machine structuring window hours")
+    )
+    register_retention_years = models.PositiveSmallIntegerField(
+        default=8, validators=[MinValueValidator(1)], verbose_name=_("register retention years")
+    )
     # Failed validation-number lookups tolerated per machine before 429
     # (machine-api.md: "Guessing numbers is how ticket fraud starts").
-    lookup_failure_limit = models.PositiveSmallIntegerField(default=20, validators=[MinValueValidator(1)])
-    lookup_failure_window_seconds = models.PositiveSmallIntegerField(default=60, validators=[MinValueValidator(1)])
+    lookup_failure_limit = models.PositiveSmallIntegerField(
+        default=20, validators=[MinValueValidator(1)], verbose_name=_("lookup failure limit")
+    )
+    lookup_failure_window_seconds = models.PositiveSmallIntegerField(
+        default=60, validators=[MinValueValidator(1)], verbose_name=_("lookup failure window seconds")
+    )
 
     class Meta:
+        verbose_name = _("casino")
+        verbose_name_plural = _("casinos")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(condition=Q(gaming_day_start_hour__lte=23), name="casino_gaming_day_hour_valid"),
@@ -102,9 +145,11 @@ class Casino(models.Model):
 class Game(models.Model):
     """A game title from the casino's catalogue."""
 
-    title = models.CharField(max_length=120, unique=True)
+    title = models.CharField(max_length=120, unique=True, verbose_name=_("title"))
 
     class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
         ordering = ["title"]
 
     def __str__(self) -> str:
@@ -117,40 +162,51 @@ class Machine(models.Model):
         OUT_OF_SERVICE = "out_of_service", _("Out of service")
         RETIRED = "retired", _("Retired")
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="machines")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="machines", verbose_name=_("casino"))
     asset_number = models.CharField(
-        max_length=32, validators=[RegexValidator(r"^[A-Za-z0-9._-]{1,32}$", "Letters, digits, '.', '_' or '-'.")]
+        max_length=32,
+        validators=[RegexValidator(r"^[A-Za-z0-9._-]{1,32}$", _("Letters, digits, '.', '_' or '-'."))],
+        verbose_name=_("asset number"),
     )
-    serial_number = models.CharField(max_length=64, blank=True)
-    manufacturer = models.CharField(max_length=64, blank=True)
-    model_name = models.CharField("model", max_length=64, blank=True)
-    games = models.ManyToManyField(Game, blank=True, related_name="machines")
+    serial_number = models.CharField(max_length=64, blank=True, verbose_name=_("serial number"))
+    manufacturer = models.CharField(max_length=64, blank=True, verbose_name=_("manufacturer"))
+    model_name = models.CharField(_("model"), max_length=64, blank=True)
+    games = models.ManyToManyField(Game, blank=True, related_name="machines", verbose_name=_("games"))
     credit_value = models.DecimalField(
         max_digits=7,
         decimal_places=3,
         default=Decimal("0.010"),
         validators=[MinValueValidator(Decimal("0.001"))],
-        help_text="Value of one credit in EUR (0.001, 0.01, 0.05, 0.10, 1.00 ...).",
+        help_text=_("Value of one credit in EUR (0.001, 0.01, 0.05, 0.10, 1.00 ...)."),
+        verbose_name=_("credit value"),
     )
-    area = models.CharField(max_length=32, blank=True)
-    bank = models.CharField(max_length=32, blank=True)
-    position = models.CharField(max_length=32, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    area = models.CharField(max_length=32, blank=True, verbose_name=_("area"))
+    bank = models.CharField(max_length=32, blank=True, verbose_name=_("bank"))
+    position = models.CharField(max_length=32, blank=True, verbose_name=_("position"))
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE, verbose_name=_("status"))
     ticket_enrolled = models.BooleanField(
-        "enrolled in the ticket system",
+        _("enrolled in the ticket system"),
         default=False,
-        help_text="The 'special mark': the machine is joined to the ticket system (casino rules §1.7).",
+        help_text=_("The 'special mark': the machine is joined to the ticket system (casino rules §1.7)."),
     )
     # SHA-256 of the machine's key. Keys are 256-bit random strings, so a
     # fast hash is enough; only the hash is ever stored.
-    api_key_hash = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
-    api_key_rotated_at = models.DateTimeField(null=True, blank=True, editable=False)
-    last_seen_at = models.DateTimeField(null=True, blank=True, editable=False)
+    api_key_hash = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("api key hash")
+    )
+    api_key_rotated_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("api key rotated at")
+    )
+    last_seen_at = models.DateTimeField(null=True, blank=True, editable=False, verbose_name=_("last seen at"))
     # Counter behind the per-machine ticket sequence; only the issue service
     # increments it, under a row lock.
-    last_ticket_sequence = models.PositiveIntegerField(default=0, editable=False)
+    last_ticket_sequence = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("last ticket sequence")
+    )
 
     class Meta:
+        verbose_name = _("machine")
+        verbose_name_plural = _("machines")
         ordering = ["casino", "asset_number"]
         constraints = [
             models.UniqueConstraint(fields=["casino", "asset_number"], name="machine_asset_unique_per_casino"),

@@ -1,7 +1,8 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class OpsConfig(AppConfig):
     name = "ops"
-    verbose_name = "Operations"
+    verbose_name = _("Operations")
     default_auto_field = "django.db.models.BigAutoField"

@@ -35,41 +35,72 @@ _PRINTED_STATES = [
 class Ticket(models.Model):
     """A one-time ticket (casino rules §1.7). State changes only through tickets.services."""
 
-    validation_number = models.CharField(max_length=18, unique=True)
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tickets")
+    validation_number = models.CharField(max_length=18, unique=True, verbose_name=_("validation number"))
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tickets", verbose_name=_("casino"))
     # The issuer: a machine (cashout) or a cash desk (ticket sale); exactly one.
     issuing_machine = models.ForeignKey(
-        Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="issued_tickets"
+        Machine,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="issued_tickets",
+        verbose_name=_("issuing machine"),
     )
     issuing_desk = models.ForeignKey(
-        "cashdesk.CashDesk", on_delete=models.PROTECT, null=True, blank=True, related_name="issued_tickets"
+        "cashdesk.CashDesk",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="issued_tickets",
+        verbose_name=_("issuing desk"),
     )
-    sequence = models.PositiveIntegerField(help_text="Ticket sequence number of the issuer.")
-    amount = models.DecimalField(max_digits=12, decimal_places=3)
-    ticket_type = models.CharField(max_length=16, choices=TicketType.choices, default=TicketType.CASHABLE)
-    state = models.CharField(max_length=16, choices=TicketState.choices)
+    sequence = models.PositiveIntegerField(
+        help_text=_("Ticket sequence number of the issuer."), verbose_name=_("sequence")
+    )
+    amount = models.DecimalField(max_digits=12, decimal_places=3, verbose_name=_("amount"))
+    ticket_type = models.CharField(
+        max_length=16, choices=TicketType.choices, default=TicketType.CASHABLE, verbose_name=_("ticket type")
+    )
+    state = models.CharField(max_length=16, choices=TicketState.choices, verbose_name=_("state"))
 
-    issued_at = models.DateTimeField()
-    printed_at = models.DateTimeField(null=True, blank=True)
-    expires_at = models.DateTimeField()
+    issued_at = models.DateTimeField(verbose_name=_("issued at"))
+    printed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("printed at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
 
     holder_machine = models.ForeignKey(
-        Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="held_tickets"
+        Machine,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="held_tickets",
+        verbose_name=_("holder machine"),
     )
-    authorized_at = models.DateTimeField(null=True, blank=True)
-    hold_expires_at = models.DateTimeField(null=True, blank=True)
+    authorized_at = models.DateTimeField(null=True, blank=True, verbose_name=_("authorized at"))
+    hold_expires_at = models.DateTimeField(null=True, blank=True, verbose_name=_("hold expires at"))
 
-    redeemed_at = models.DateTimeField(null=True, blank=True)
+    redeemed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("redeemed at"))
     redeemed_by_machine = models.ForeignKey(
-        Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="redeemed_tickets"
+        Machine,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="redeemed_tickets",
+        verbose_name=_("redeemed by machine"),
     )
     redeemed_by_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="redeemed_tickets"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="redeemed_tickets",
+        verbose_name=_("redeemed by user"),
     )
-    voided_at = models.DateTimeField(null=True, blank=True)
-    expired_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("voided at"))
+    expired_at = models.DateTimeField(null=True, blank=True, verbose_name=_("expired at"))
 
     class Meta:
+        verbose_name = _("ticket")
+        verbose_name_plural = _("tickets")
         ordering = ["-issued_at"]
         indexes = [
             # The expiry job's scan: only issued tickets can expire.
@@ -198,20 +229,34 @@ class TicketEvent(models.Model):
     refuses UPDATE and DELETE on this table (see the tickets migrations).
     """
 
-    ticket = models.ForeignKey(Ticket, on_delete=models.PROTECT, related_name="events")
-    kind = models.CharField(max_length=24, choices=TicketEventKind.choices)
-    from_state = models.CharField(max_length=16, choices=TicketState.choices, blank=True)
-    to_state = models.CharField(max_length=16, choices=TicketState.choices, blank=True)
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, null=True, blank=True, related_name="ticket_events")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="ticket_events"
+    ticket = models.ForeignKey(Ticket, on_delete=models.PROTECT, related_name="events", verbose_name=_("ticket"))
+    kind = models.CharField(max_length=24, choices=TicketEventKind.choices, verbose_name=_("kind"))
+    from_state = models.CharField(max_length=16, choices=TicketState.choices, blank=True, verbose_name=_("from state"))
+    to_state = models.CharField(max_length=16, choices=TicketState.choices, blank=True, verbose_name=_("to state"))
+    machine = models.ForeignKey(
+        Machine,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ticket_events",
+        verbose_name=_("machine"),
     )
-    request_id = models.CharField(max_length=64, blank=True)
-    reason = models.CharField(max_length=255, blank=True)
-    details = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ticket_events",
+        verbose_name=_("user"),
+    )
+    request_id = models.CharField(max_length=64, blank=True, verbose_name=_("request id"))
+    reason = models.CharField(max_length=255, blank=True, verbose_name=_("reason"))
+    details = models.JSONField(default=dict, blank=True, verbose_name=_("details"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("ticket event")
+        verbose_name_plural = _("ticket events")
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["kind", "created_at"], name="ticketevent_kind_time_idx")]
         constraints = [
@@ -233,12 +278,16 @@ class LookupFailure(models.Model):
     numbers is how ticket fraud starts (machine-api.md).
     """
 
-    machine = models.ForeignKey(Machine, on_delete=models.CASCADE, related_name="lookup_failures")
-    presented_number = models.CharField(max_length=64)
-    code = models.CharField(max_length=32)
-    created_at = models.DateTimeField(db_index=True)
+    machine = models.ForeignKey(
+        Machine, on_delete=models.CASCADE, related_name="lookup_failures", verbose_name=_("machine")
+    )
+    presented_number = models.CharField(max_length=64, verbose_name=_("presented number"))
+    code = models.CharField(max_length=32, verbose_name=_("code"))
+    created_at = models.DateTimeField(db_index=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("lookup failure")
+        verbose_name_plural = _("lookup failures")
         indexes = [models.Index(fields=["machine", "created_at"], name="lookupfailure_machine_time_idx")]
 
     def __str__(self) -> str:
@@ -248,16 +297,20 @@ class LookupFailure(models.Model):
 class MachineRequest(models.Model):
     """A machine's POST, kept by request_id so that a retry returns the first answer."""
 
-    machine = models.ForeignKey(Machine, on_delete=models.CASCADE, related_name="requests")
-    request_id = models.CharField(max_length=64)
-    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and canonical body.")
-    response_status = models.PositiveSmallIntegerField()
+    machine = models.ForeignKey(Machine, on_delete=models.CASCADE, related_name="requests", verbose_name=_("machine"))
+    request_id = models.CharField(max_length=64, verbose_name=_("request id"))
+    fingerprint = models.CharField(
+        max_length=64, help_text=_("SHA-256 of method, path and canonical body."), verbose_name=_("fingerprint")
+    )
+    response_status = models.PositiveSmallIntegerField(verbose_name=_("response status"))
     # The exact bytes of the first answer (as text), so a replay is identical
     # to the byte; jsonb would reorder the keys.
-    response_body = models.TextField()
-    created_at = models.DateTimeField(db_index=True)
+    response_body = models.TextField(verbose_name=_("response body"))
+    created_at = models.DateTimeField(db_index=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("machine request")
+        verbose_name_plural = _("machine requests")
         constraints = [
             models.UniqueConstraint(fields=["machine", "request_id"], name="machinerequest_unique_request_id"),
         ]

@@ -16,6 +16,7 @@ from django.utils import translation
 from cashdesk import services
 from cashdesk.management.commands.translations import SOURCE_DIRS, po_path
 from cashdesk.models import StaffAssignment, StaffPreference
+from tests.factories import make_user
 from tests.i18n_words import english_in, english_words
 from tickets.money import format_money
 
@@ -232,3 +233,25 @@ def test_the_access_log_reads_in_lithuanian(casino, compliance, desk):
     assert "Grynieji į žetonus; kasa K1; ieškota pagal asmens kodą ar dokumentą" in page
     assert "Registro išrašas (CSV), 2026-11-01 – 2026-11-30" in page  # noqa: RUF001
     assert not _english_on(client, "/compliance/access-log/")
+
+
+def test_the_admin_speaks_lithuanian_too(casino, machine):
+    casino.name = "Kazino Tornadas"  # the data on the pages in Lithuanian too, so only texts are checked
+    casino.save()
+    admin = make_user("administratorius")
+    admin.is_staff = admin.is_superuser = True
+    admin.save()
+    client = _lithuanian_client(admin)
+    pages = [
+        "/admin/",
+        "/admin/machines/casino/",
+        f"/admin/machines/casino/{casino.pk}/change/",
+        "/admin/machines/machine/",
+        f"/admin/machines/machine/{machine.pk}/change/",
+        "/admin/tickets/ticket/",
+        "/admin/cashdesk/cashdesk/add/",
+        "/admin/cashdesk/cashtransaction/",
+        "/admin/cashdesk/holdcase/",
+    ]
+    found = {path: _english_on(client, path) for path in pages}
+    assert not any(found.values()), {path: words for path, words in found.items() if words}
