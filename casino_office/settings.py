@@ -221,19 +221,22 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+HEARTBEAT_SECONDS = env_int("HEARTBEAT_SECONDS", 60, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "expire-due-tickets": {"task": "tickets.expire_due_tickets", "schedule": 60.0},
     "report-stuck-redemptions": {"task": "tickets.report_stuck_redemptions", "schedule": 30.0},
     "purge-idempotency-records": {"task": "tickets.purge_request_records", "schedule": 3600.0},
     "mark-overdue-holds": {"task": "cashdesk.mark_overdue_holds", "schedule": 900.0},
     "pseudonymise-expired-persons": {"task": "compliance.pseudonymise_expired_persons", "schedule": 86400.0},
-    "heartbeat": {"task": "ops.heartbeat", "schedule": float(env_int("HEARTBEAT_SECONDS", 60, minimum=1))},
+    "heartbeat": {"task": "ops.heartbeat", "schedule": float(HEARTBEAT_SECONDS)},
 }
 
 # --- Health (/health/) ----------------------------------------------------
 HEALTH_QUEUES = env_list("HEALTH_QUEUES", [CELERY_TASK_DEFAULT_QUEUE])
 HEALTH_MAX_QUEUE_LENGTH = env_int("HEALTH_MAX_QUEUE_LENGTH", 1000, minimum=1)
-HEALTH_MAX_HEARTBEAT_AGE = env_int("HEALTH_MAX_HEARTBEAT_AGE", 180, minimum=2)  # > 2 x HEARTBEAT_SECONDS
+HEALTH_MAX_HEARTBEAT_AGE = env_int("HEALTH_MAX_HEARTBEAT_AGE", 180, minimum=2)
+if HEALTH_MAX_HEARTBEAT_AGE <= HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("HEALTH_MAX_HEARTBEAT_AGE must be longer than HEARTBEAT_SECONDS (three times is usual)")
 HEALTH_BROKER_TIMEOUT = env_int("HEALTH_BROKER_TIMEOUT", 2, minimum=1)
 
 # --- Logging --------------------------------------------------------------
