@@ -15,7 +15,17 @@ from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
 from cashdesk.items import Item
-from cashdesk.models import CashDesk, HoldCase, Movement, ReversalRequest, Shift, ShiftCount, ShiftCountLine, Transfer
+from cashdesk.models import (
+    CashDesk,
+    HoldCase,
+    LiabilitySnapshot,
+    Movement,
+    ReversalRequest,
+    Shift,
+    ShiftCount,
+    ShiftCountLine,
+    Transfer,
+)
 from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
 from machines.models import Casino
@@ -79,12 +89,12 @@ def tickets_per_hour(casino: Casino, day: dt.date) -> list[HourRow]:
     return hours
 
 
-def _per_gaming_day(casino: Casino, field: str, since: dt.datetime, extra: Q) -> dict[dt.date, Decimal]:
+def _per_gaming_day(casino: Casino, field: str, since: dt.datetime, extra: Q, using: str) -> dict[dt.date, Decimal]:
     shifted = ExpressionWrapper(
         F(field) - dt.timedelta(hours=casino.gaming_day_start_hour), output_field=DateTimeField()
     )
     rows = (
-        Ticket.objects.using(reports_db())
+        Ticket.objects.using(using)
         .filter(extra, casino=casino, **{f"{field}__gt": since})
         .annotate(day=TruncDate(shifted, tzinfo=casino.zoneinfo))
         .values("day")
@@ -93,31 +103,74 @@ def _per_gaming_day(casino: Casino, field: str, since: dt.datetime, extra: Q) ->
     return {row["day"]: row["total"] for row in rows}
 
 
-def liability_trend(casino: Casino, now: dt.datetime | None = None, days: int = TREND_DAYS) -> list[LiabilityPoint]:
-    """Outstanding liability at the end of each of the last `days` gaming days, then now."""
-    now = now or timezone.now()
+def _walk_back(casino: Casino, now: dt.datetime, oldest: dt.date, using: str) -> dict[dt.date, Decimal]:
+    """Liability at the end of each gaming day from `oldest` to yesterday, walked back from now's.
+
+    L(end of day d) = L(now) - what was printed since + what was closed since: five grouped reads
+    over the tickets since the end of `oldest`, so its cost grows with the days walked.
+    """
     today = casino.gaming_day(now)
-    first = today - dt.timedelta(days=days)
-    since, _ = casino.gaming_day_bounds(first + dt.timedelta(days=1))  # end of the oldest day shown
-    current = outstanding_liability(casino, now)["amount"]
-    printed = _per_gaming_day(casino, "printed_at", since, Q(printed_at__lte=now))
+    since, _ = casino.gaming_day_bounds(oldest + dt.timedelta(days=1))  # the end of the oldest day
+    current = outstanding_liability(casino, now, using=using)["amount"]
+    printed = _per_gaming_day(casino, "printed_at", since, Q(printed_at__lte=now), using)
     closed: dict[dt.date, Decimal] = {}
     for field in ("redeemed_at", "expired_at", "voided_at"):
         # Only tickets that were ever outstanding: printed, and printed before they closed.
         extra = Q(printed_at__isnull=False, printed_at__lte=F(field), **{f"{field}__lte": now})
-        for day, total in _per_gaming_day(casino, field, since, extra).items():
+        for day, total in _per_gaming_day(casino, field, since, extra, using).items():
             closed[day] = closed.get(day, ZERO) + total
-    points = [LiabilityPoint(now, today, current)]
+    amounts: dict[dt.date, Decimal] = {}
     amount = current
-    # Walk back: the end of day d is the start of day d+1; undo what day d+1 printed and closed.
-    for offset in range(0, days):
-        later = today - dt.timedelta(days=offset)
+    later = today
+    while later > oldest:  # the end of day d is the start of day d+1: undo what day d+1 printed and closed
         amount = amount - printed.get(later, ZERO) + closed.get(later, ZERO)
-        day = later - dt.timedelta(days=1)
-        end_of_day, _ = casino.gaming_day_bounds(later)
-        points.append(LiabilityPoint(end_of_day, day, amount))
-    points.reverse()
+        later -= dt.timedelta(days=1)
+        amounts[later] = amount
+    return amounts
+
+
+def _end_of(casino: Casino, day: dt.date) -> dt.datetime:
+    return casino.gaming_day_bounds(day)[1]
+
+
+def liability_trend(casino: Casino, now: dt.datetime | None = None, days: int = TREND_DAYS) -> list[LiabilityPoint]:
+    """Outstanding liability at the end of each of the last `days` gaming days, then now.
+
+    Finished days come from LiabilitySnapshot; any the job has not stored yet are walked back
+    from now (only as far as the oldest missing one).
+    """
+    now = now or timezone.now()
+    today = casino.gaming_day(now)
+    wanted = [today - dt.timedelta(days=offset) for offset in range(days, 0, -1)]
+    stored = dict(
+        LiabilitySnapshot.objects.using(reports_db())
+        .filter(casino=casino, gaming_day__gte=wanted[0], gaming_day__lte=wanted[-1])
+        .values_list("gaming_day", "amount")
+    )
+    missing = [day for day in wanted if day not in stored]
+    walked = _walk_back(casino, now, missing[0], reports_db()) if missing else {}
+    points = [LiabilityPoint(_end_of(casino, day), day, stored.get(day, walked.get(day, ZERO))) for day in wanted]
+    points.append(LiabilityPoint(now, today, outstanding_liability(casino, now)["amount"]))
     return points
+
+
+def snapshot_liability(casino: Casino, now: dt.datetime | None = None, days: int = TREND_DAYS) -> int:
+    """Store the liability at the end of each finished gaming day of the last `days` that has none yet."""
+    now = now or timezone.now()
+    today = casino.gaming_day(now)
+    wanted = [today - dt.timedelta(days=offset) for offset in range(days, 0, -1)]
+    have = set(
+        LiabilitySnapshot.objects.filter(casino=casino, gaming_day__in=wanted).values_list("gaming_day", flat=True)
+    )
+    missing = [day for day in wanted if day not in have]
+    if not missing:
+        return 0
+    walked = _walk_back(casino, now, missing[0], "default")  # what is stored for good is read from the primary
+    rows = [
+        LiabilitySnapshot(casino=casino, gaming_day=day, at=_end_of(casino, day), amount=walked[day]) for day in missing
+    ]
+    # A second job at the same time may have stored some: the unique key keeps one per day.
+    return len(LiabilitySnapshot.objects.bulk_create(rows, ignore_conflicts=True))
 
 
 def cash_per_desk(casino: Casino) -> list[DeskCash]:

@@ -59,14 +59,14 @@ def tickets_per_gaming_day(casino: Casino, start: dt.date, end: dt.date) -> list
 OUTSTANDING_STATES = ["issued", "redeem_pending", "on_hold"]
 
 
-def outstanding_liability(casino: Casino, at: dt.datetime) -> dict[str, Any]:
+def outstanding_liability(casino: Casino, at: dt.datetime, using: str | None = None) -> dict[str, Any]:
     """Tickets valid at `at`: printed by then and not redeemed, expired or voided by then.
 
     Read as "outstanding now, or closed only after `at`", so the query touches
     the open tickets and those closed since `at`, never the whole history.
     """
     open_at = (
-        Ticket.objects.using(reports_db())
+        Ticket.objects.using(using or reports_db())
         .filter(casino=casino, printed_at__lte=at)
         .filter(Q(state__in=OUTSTANDING_STATES) | Q(redeemed_at__gt=at) | Q(expired_at__gt=at) | Q(voided_at__gt=at))
     )

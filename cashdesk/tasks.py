@@ -13,3 +13,12 @@ def mark_overdue_holds() -> int:
     if count:
         logger.warning("%d held tickets passed their 14-day decision day", count)
     return count
+
+
+@shared_task(name="cashdesk.snapshot_liability")
+def snapshot_liability() -> int:
+    """Store each casino's liability at the end of finished gaming days (the dashboard's trend reads them)."""
+    from cashdesk.dashboard import snapshot_liability as snapshot
+    from machines.models import Casino
+
+    return sum(snapshot(casino) for casino in Casino.objects.all())

@@ -30,6 +30,7 @@ else:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"] if DEMO or DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "cashdesk.views.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -227,6 +228,7 @@ CELERY_BEAT_SCHEDULE = {
     "report-stuck-redemptions": {"task": "tickets.report_stuck_redemptions", "schedule": 30.0},
     "purge-idempotency-records": {"task": "tickets.purge_request_records", "schedule": 3600.0},
     "mark-overdue-holds": {"task": "cashdesk.mark_overdue_holds", "schedule": 900.0},
+    "snapshot-liability": {"task": "cashdesk.snapshot_liability", "schedule": 3600.0},
     "pseudonymise-expired-persons": {"task": "compliance.pseudonymise_expired_persons", "schedule": 86400.0},
     "heartbeat": {"task": "ops.heartbeat", "schedule": float(HEARTBEAT_SECONDS)},
 }

@@ -79,7 +79,7 @@ def check_beat() -> Check:
     age = (timezone.now() - beat.at).total_seconds()
     ok = age <= settings.HEALTH_MAX_HEARTBEAT_AGE
     detail = "" if ok else f"last heartbeat {age:.0f} s ago: beat or the workers stopped"
-    return Check(ok, detail, {"last": beat.at.isoformat(), "age_seconds": round(age), "worker": beat.hostname})
+    return Check(ok, detail, {"last": beat.at.isoformat(), "age_seconds": round(age)})
 
 
 def report() -> dict[str, Any]:

@@ -50,3 +50,8 @@ def set_language(request: HttpRequest) -> HttpResponse:
         httponly=True,
     )
     return response
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A form refused by the CSRF check (an expired session, a page kept open overnight), in the staff's language."""
+    return render(request, "403_csrf.html", status=403)

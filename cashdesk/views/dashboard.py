@@ -10,10 +10,6 @@ from cashdesk.views.common import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
 
 
-def _count(value: object) -> str:
-    return str(value)
-
-
 @role_required("cashdesk.view_dashboard")
 def dashboard(request: StaffRequest) -> HttpResponse:
     """The manager's and supervisor's start page: today's ticket flow, liability, desk cash, exceptions."""
@@ -31,7 +27,6 @@ def dashboard(request: StaffRequest) -> HttpResponse:
             charts.Series(_("Tickets in"), [row.in_count for row in hours], "in"),
         ],
         _("Tickets in and out per hour, gaming day %(day)s") % {"day": date_format(day, "SHORT_DATE_FORMAT")},
-        _count,
     )
     trend_chart = charts.line(
         [(date_format(point.day, "SHORT_DATE_FORMAT"), point.amount) for point in trend],

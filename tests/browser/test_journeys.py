@@ -85,8 +85,10 @@ def cashier_day(browser, system):
         assert page.inner_text("#payable") == "Išmokėti 12,35\u00a0€"  # 12.345 rounded up to the cent
         screen.assert_lithuanian()
         screen.shot("ticket-scanned")
-        page.click("form[action='/desk/ticket/pay/'] button[type=submit]")
-        page.wait_for_load_state()
+        # Keyboard only: the pay button has the focus, Enter pays.
+        assert page.evaluate("document.activeElement.textContent") == "Išmokėti 12,35\u00a0€"
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
         assert "Bilieto išmokėjimas" in page.inner_text("h1")
         screen.assert_lithuanian()
         screen.shot("ticket-paid")

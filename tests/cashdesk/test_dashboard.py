@@ -10,9 +10,10 @@ from django.test import Client
 from django.utils import timezone
 
 from cashdesk import charts, services
-from cashdesk.dashboard import cash_per_desk, liability_trend, open_exceptions, tickets_per_hour
-from cashdesk.models import HoldCase, StaffAssignment
+from cashdesk.dashboard import cash_per_desk, liability_trend, open_exceptions, snapshot_liability, tickets_per_hour
+from cashdesk.models import HoldCase, LiabilitySnapshot, StaffAssignment
 from cashdesk.reports import outstanding_liability
+from cashdesk.tasks import snapshot_liability as snapshot_liability_task
 from tests.cashdesk.conftest import FLOAT
 from tickets.models import Ticket
 from tickets.services import tickets_expire_due
@@ -59,6 +60,29 @@ def test_liability_trend_matches_the_liability_report_at_every_point(api, casino
     days = [point.day for point in trend]
     assert days == sorted(days)
     assert len(set(days[:-1])) == 30
+
+
+def test_finished_days_are_snapshotted_once_and_the_trend_reads_them(api, casino, supervisor):
+    _history(api, casino, supervisor)
+    now = timezone.now()
+    assert snapshot_liability_task() == 30
+    assert snapshot_liability(casino, now) == 0  # once per day
+    snapshots = LiabilitySnapshot.objects.filter(casino=casino).order_by("gaming_day")
+    assert snapshots.count() == 30
+    for snapshot in snapshots:
+        assert snapshot.amount == outstanding_liability(casino, snapshot.at)["amount"], snapshot.gaming_day
+    walked = [point.amount for point in liability_trend(casino, now)]
+
+    # The trend reads the stored days: a changed row shows (which proves it is not recomputed)...
+    marked = snapshots[10]
+    LiabilitySnapshot.objects.filter(pk=marked.pk).update(amount=Decimal("123456.000"))
+    trend = liability_trend(casino, now)
+    assert trend[10].day == marked.gaming_day
+    assert trend[10].amount == Decimal("123456.000")
+    # ...and days not stored yet are walked back from now, as before.
+    LiabilitySnapshot.objects.filter(pk=marked.pk).update(amount=walked[10])
+    LiabilitySnapshot.objects.filter(casino=casino, gaming_day__gte=snapshots[27].gaming_day).delete()
+    assert [point.amount for point in liability_trend(casino, now)] == walked
 
 
 def test_tickets_per_hour_counts_out_and_in_in_the_right_hour(api, casino):

@@ -255,3 +255,19 @@ def test_the_admin_speaks_lithuanian_too(casino, machine):
     ]
     found = {path: _english_on(client, path) for path in pages}
     assert not any(found.values()), {path: words for path, words in found.items() if words}
+
+
+def test_a_refused_form_says_so_in_lithuanian_and_changes_nothing(casino, cashier, shift):
+    StaffAssignment.objects.create(user=cashier, casino=casino)
+    StaffPreference.objects.create(user=cashier, language="lt")
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(cashier)
+    before = shift.transactions.count()
+    response = client.post("/desk/sell/", {"amount": "50"})
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert "Forma nepriimta" in page
+    assert shift.transactions.count() == before
+    parser = _Text()
+    parser.feed(page)
+    assert not english_in(" ".join(parser.parts))

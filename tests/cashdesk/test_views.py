@@ -57,7 +57,7 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     number = api.issued_ticket("150.505")
     grouped = f"{number[:2]}-{number[2:6]}-{number[6:10]}-{number[10:14]}-{number[14:]}"
     seen = client.get("/desk/ticket/", {"number": grouped})
-    assert "Pay €150.51" in seen.content.decode()  # English screens; Lithuanian ones are in tests/i18n
+    assert "Pay €150.51" in seen.content.decode()  # English screens; Lithuanian ones: test_i18n.py
     paid = client.post("/desk/ticket/pay/", {"number": number})
     assert paid.status_code == 302
     tx = CashTransaction.objects.get(kind="ticket_payout")

@@ -67,6 +67,7 @@ def test_beat_schedules_the_jobs():
         "tickets.report_stuck_redemptions",
         "tickets.purge_request_records",
         "cashdesk.mark_overdue_holds",
+        "cashdesk.snapshot_liability",
         "compliance.pseudonymise_expired_persons",
         "ops.heartbeat",
     }

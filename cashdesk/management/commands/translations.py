@@ -2,10 +2,10 @@
 
     manage.py translations            extract every marked text into locale/*/django.po and compile the .mo
     manage.py translations --check    fail (exit 1, one line) if a marked text has no translation, a
-                                      translation is fuzzy or obsolete, or a .mo is older than its .po
+                                      translation is fuzzy or obsolete, or a .mo differs from its .po
 
 The check extracts into a copy of the source tree, so it never touches the
-working files; CI runs it through tests/i18n.
+working files; the suite runs it (tests/cashdesk/test_i18n.py).
 """
 
 import os
