@@ -51,6 +51,18 @@ def test_a_fresh_heartbeat_makes_it_healthy_and_a_stale_one_does_not(settings):
 
 
 @pytest.mark.django_db
+def test_a_load_balancer_asks_only_what_a_web_node_needs():
+    """Without beat (no heartbeat) the full probe fails, but a web node still serves: ?checks=database."""
+    assert _health()[0] == 503
+    response = Client().get("/health/", {"checks": "database"})
+    assert response.status_code == 200
+    assert list(response.json()["checks"]) == ["database"]
+    refused = Client().get("/health/", {"checks": "database,disk"})
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "invalid_checks"
+
+
+@pytest.mark.django_db
 def test_database_failure_is_a_503_with_json(settings):
     heartbeat()
     secret = "connection to db1.casino.internal refused for casino_app"
