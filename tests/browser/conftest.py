@@ -90,7 +90,10 @@ class Screen:
     def __init__(self, browser: Any, base: str, folder: Path) -> None:
         self.base = base
         self.folder = folder
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+        # A Lithuanian workstation: the browser's own widgets (date pickers) follow its locale, not the page.
+        self.context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, accept_downloads=True, locale="lt-LT", timezone_id="Europe/Vilnius"
+        )
         self.page = self.context.new_page()
         self.page.set_default_timeout(15000)
         self.steps = 0
