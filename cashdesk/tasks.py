@@ -2,7 +2,9 @@ import logging
 
 from celery import shared_task
 
+from cashdesk.dashboard import snapshot_liability as liability_snapshot
 from cashdesk.services import holds_mark_overdue
+from machines.models import Casino
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +20,4 @@ def mark_overdue_holds() -> int:
 @shared_task(name="cashdesk.snapshot_liability")
 def snapshot_liability() -> int:
     """Store each casino's liability at the end of finished gaming days (the dashboard's trend reads them)."""
-    from cashdesk.dashboard import snapshot_liability as snapshot
-    from machines.models import Casino
-
-    return sum(snapshot(casino) for casino in Casino.objects.all())
+    return sum(liability_snapshot(casino) for casino in Casino.objects.all())
