@@ -19,7 +19,7 @@ import psycopg
 import pytest
 
 from tests.i18n_words import english_in
-from tests.reliability.processes import ROOT, free_port, gunicorn
+from tests.reliability.processes import ADMIN_URL, ROOT, free_port, gunicorn
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Without the background-networking flags Chromium keeps calling home, which the closed network refuses.
@@ -35,7 +35,6 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 DATABASE = "casino_browser"
-ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 PASSWORD = "demo-staff-2026"  # seed_demo's staff password
 
 

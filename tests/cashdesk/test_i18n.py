@@ -1,7 +1,6 @@
 """Lithuanian and English: complete catalogs, a per-user switch, locale formats, no English on Lithuanian screens."""
 
 import re
-import shutil
 from decimal import Decimal
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,7 +13,7 @@ from django.test import Client
 from django.utils import translation
 
 from cashdesk import services
-from cashdesk.management.commands.translations import SOURCE_DIRS, po_path
+from cashdesk.management.commands.translations import copy_sources, po_path
 from cashdesk.models import StaffAssignment, StaffPreference
 from tests.factories import make_user
 from tests.i18n_words import english_in, english_words
@@ -23,19 +22,12 @@ from tickets.money import format_money
 ROOT = Path(settings.BASE_DIR)
 
 
-def _copy_project(target: Path) -> None:
-    """The sources the translations command reads, copied so a test can change them."""
-    shutil.copy2(ROOT / "manage.py", target / "manage.py")
-    for name in SOURCE_DIRS:
-        shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-
-
 def test_the_catalogs_are_complete_and_compiled():
     call_command("translations", "--check")  # raises CommandError naming what is missing
 
 
 def test_the_check_fails_on_a_text_nobody_translated(tmp_path):
-    _copy_project(tmp_path)
+    copy_sources(ROOT, tmp_path)
     page = tmp_path / "templates" / "new_page.html"
     page.write_text('{% load i18n %}<p>{% translate "A sentence nobody translated yet" %}</p>\n')
     with pytest.raises(CommandError, match="A sentence nobody translated yet"):
@@ -43,7 +35,7 @@ def test_the_check_fails_on_a_text_nobody_translated(tmp_path):
 
 
 def test_the_check_fails_on_a_fuzzy_or_empty_translation(tmp_path):
-    _copy_project(tmp_path)
+    copy_sources(ROOT, tmp_path)
     catalog = polib.pofile(str(po_path(tmp_path, "lt")))
     entry = catalog.find("Open shift")
     assert entry is not None
@@ -200,7 +192,7 @@ def test_the_machine_api_always_answers_in_english(api, settings):
 
 
 def test_update_extracts_new_texts_fills_english_and_leaves_lithuanian_to_translate(tmp_path):
-    _copy_project(tmp_path)
+    copy_sources(ROOT, tmp_path)
     (tmp_path / "templates" / "new_page.html").write_text('{% load i18n %}{% translate "Count the drop box" %}\n')
     call_command("translations", "--root", str(tmp_path))
     english = polib.pofile(str(po_path(tmp_path, "en"))).find("Count the drop box")

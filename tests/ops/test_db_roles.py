@@ -1,23 +1,15 @@
 """scripts/db-roles: the owner migrates, the application's role only reads and writes rows."""
 
 import os
-import subprocess
 import sys
 import uuid
 
 import psycopg
 import pytest
 
-from tests.reliability.processes import ROOT
+from tests.reliability.processes import ADMIN_URL, run
 
-ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 SERVER = "postgres://{role}@127.0.0.1:5432/{database}"
-
-
-def run(command, env):
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
-    return result
 
 
 @pytest.fixture

@@ -24,19 +24,11 @@ from compliance.models import RegisterEntry
 from ops.models import Heartbeat
 from ops.tasks import heartbeat
 from tests.factories import MachineFactory, key_for, make_person, make_user
-from tests.reliability.processes import ROOT, current_database_url, free_port, wait_for_port
+from tests.reliability.processes import ADMIN_URL, ROOT, current_database_url, free_port, run, wait_for_port
 
-ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/14"
 VENV_BIN = Path(sys.executable).parent
 TABLES = ["tickets_ticket", "tickets_ticketevent", "cashdesk_movement", "compliance_registerentry", "compliance_person"]
-
-
-def run(command: list[str], env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(command, cwd=ROOT, env=env or dict(os.environ), capture_output=True, text=True, check=False)
-    if check:
-        assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
-    return result
 
 
 def production_env(database_url: str, tmp_path: Path, **extra: str) -> dict[str, str]:

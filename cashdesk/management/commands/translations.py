@@ -47,16 +47,21 @@ def extract(root: Path) -> None:
         raise CommandError(f"makemessages failed: {result.stderr.strip().splitlines()[-1:]}")
 
 
+def copy_sources(root: Path, target: Path) -> None:
+    """The files makemessages reads (and the catalogs), copied into `target`."""
+    shutil.copy2(root / "manage.py", target / "manage.py")
+    for name in SOURCE_DIRS:
+        if (root / name).exists():
+            shutil.copytree(root / name, target / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
 def problems(root: Path) -> list[str]:
     """What is wrong with the catalogs under `root`, compared with a fresh extraction of its sources."""
     found: list[str] = []
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / "project"
         copy.mkdir()
-        shutil.copy2(root / "manage.py", copy / "manage.py")
-        for name in SOURCE_DIRS:
-            if (root / name).exists():
-                shutil.copytree(root / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copy_sources(root, copy)
         extract(copy)
         for language in LANGUAGES:
             fresh = {entry.msgid for entry in polib.pofile(str(po_path(copy, language)))}
