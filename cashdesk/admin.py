@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from cashdesk.models import CashDesk, CashTransaction, HoldCase, MachineReceipt, Movement, Shift, StaffAssignment
+from cashdesk.models import CashDesk, CashTransaction, HoldCase, Leg, MachineReceipt, Shift, StaffAssignment
 from casino_office.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
@@ -17,7 +17,7 @@ class StaffAssignmentAdmin(admin.ModelAdmin):
 
 
 class MovementInline(ReadOnlyInline):
-    model = Movement
+    model = Leg
     fields = ("desk", "item", "count", "amount")
     readonly_fields = fields
 

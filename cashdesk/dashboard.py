@@ -14,16 +14,14 @@ from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
+from cashdesk.books import physical_balances
 from cashdesk.items import Item
 from cashdesk.models import (
     CashDesk,
     HoldCase,
     LiabilitySnapshot,
-    Movement,
     ReversalRequest,
     Shift,
-    ShiftCount,
-    ShiftCountLine,
     Transfer,
 )
 from cashdesk.reports import outstanding_liability, reports_db
@@ -174,7 +172,7 @@ def snapshot_liability(casino: Casino, now: dt.datetime | None = None, days: int
 
 
 def cash_per_desk(casino: Casino) -> list[DeskCash]:
-    """Cash each desk holds now (opening count plus movements of its open shift) against its limit."""
+    """Cash each desk holds now, from the books, against its limit, with its open shift if any."""
     desks = list(CashDesk.objects.using(reports_db()).filter(casino=casino, kind=CashDesk.Kind.DESK).order_by("code"))
     shifts = {
         s.desk_id: s
@@ -182,24 +180,11 @@ def cash_per_desk(casino: Casino) -> list[DeskCash]:
         .filter(desk__in=desks, closed_at__isnull=True)
         .select_related("cashier")
     }
-    opening = dict(
-        ShiftCountLine.objects.using(reports_db())
-        .filter(count__shift__in=shifts.values(), count__kind=ShiftCount.Kind.OPENING, item=Item.CASH)
-        .values_list("count__shift_id", "counted_amount")
-    )
-    moved = dict(
-        Movement.objects.using(reports_db())
-        .filter(shift__in=shifts.values(), item=Item.CASH)
-        .values("shift_id")
-        .annotate(total=Sum("amount"))
-        .values_list("shift_id", "total")
-    )
-    result = []
-    for desk in desks:
-        shift = shifts.get(desk.pk)
-        cash = ZERO if shift is None else opening.get(shift.pk, ZERO) + moved.get(shift.pk, ZERO)
-        result.append(DeskCash(desk, shift, cash, desk.cash_limit))
-    return result
+    held = physical_balances(casino, using=reports_db())
+    return [
+        DeskCash(desk, shifts.get(desk.pk), held.get(desk.pk, {}).get(Item.CASH, ZERO), desk.cash_limit)
+        for desk in desks
+    ]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,5 @@
-class CashDeskError(Exception):
-    """A cash-desk operation refused; `message` is shown to the cashier as it is."""
+from casino_office.errors import DomainError
 
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        self.message = message
-        super().__init__(message)
+
+class CashDeskError(DomainError):
+    """A cash-desk operation refused; `message` is shown to the cashier as it is."""

@@ -19,9 +19,9 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
+from cashdesk.books import opening_amounts, shift_balances
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
-from cashdesk.services.ledger import opening_amounts, shift_balances
 from casino_office.i18n import both
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_eur

@@ -70,6 +70,26 @@ class Person(models.Model):
         return f"{self.given_names[:1]}. {self.surnames}"
 
 
+class PersonDocument(models.Model):
+    """An identity document a person showed before the current one: kept when a new document replaces it."""
+
+    person = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="documents", verbose_name=_("person"))
+    document_type = models.CharField(
+        max_length=24, choices=Person.DocumentType.choices, verbose_name=_("document type")
+    )
+    document_number_encrypted = models.TextField(blank=True, verbose_name=_("document number encrypted"))
+    document_country = models.CharField(max_length=2, verbose_name=_("document country"))
+    document_expiry = models.DateField(null=True, blank=True, verbose_name=_("document expiry"))
+    replaced_at = models.DateTimeField(verbose_name=_("replaced at"))
+
+    class Meta:
+        verbose_name = _("previous document")
+        verbose_name_plural = _("previous documents")
+
+    def __str__(self) -> str:
+        return f"document of person {self.person_id} replaced {self.replaced_at:%Y-%m-%d}"
+
+
 class SelfExclusionList(models.Model):
     """The regulator's list of persons who restricted their own gambling, as imported on a date.
 
@@ -124,6 +144,9 @@ class RegisterKind(models.TextChoices):
     RECEIPT_PAYOUT = "receipt_payout", _("Machine receipt payout")
     SMARTCARD_PAYOUT = "smartcard_payout", _("Smart-card payout")
     CHIPS_CASHOUT = "chips_cashout", _("Chips to cash")
+    TOKENS_BUY = "tokens_buy", _("Cash to slot tokens")
+    TOKENS_CASHOUT = "tokens_cashout", _("Slot tokens to cash")
+    SMARTCARD_LOAD = "smartcard_load", _("Cash onto a smart card")
 
 
 class RegisterEntry(models.Model):

@@ -22,6 +22,7 @@ from compliance.models import (
     AccessLogEntry,
     Alert,
     Person,
+    PersonDocument,
     RegisterEntry,
     SelfExclusionEntry,
     SelfExclusionList,
@@ -138,6 +139,124 @@ def person_find_or_create(
             )
     except IntegrityError:
         raise PersonError(_("This personal code belongs to a person registered with another document.")) from None
+
+
+@dataclass(frozen=True)
+class IdentityDetails:
+    """What the cashier typed from the identity document: plain values, resolved inside the money's transaction."""
+
+    personal_code: str = ""
+    document_type: str = ""
+    document_number: str = ""
+    document_country: str = "LT"
+    given_names: str = ""
+    surnames: str = ""
+    date_of_birth: dt.date | None = None
+    nationality: str = "LT"
+    document_expiry: dt.date | None = None
+    address: str = ""
+
+    @property
+    def given(self) -> bool:
+        return bool(self.personal_code.strip() or self.document_number.strip())
+
+
+class IdentityMismatch(PersonError):
+    """The personal code or document belongs to a stored person whose name or birth date differ."""
+
+
+def _same_text(typed: str, stored: str) -> bool:
+    return " ".join(typed.split()).casefold() == " ".join(stored.split()).casefold()
+
+
+def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) -> Person:
+    """The person these details name: found, updated with a new document, or created.
+
+    Call inside the transaction that moves the money: if it is refused, no
+    personal data stays behind. A code or document typed with a name or birth
+    date that differ from the stored person's is refused, not booked to them;
+    a new document replaces the stored one and the old one is kept.
+    """
+    at = at or timezone.now()
+    existing = person_find(
+        personal_code=identity.personal_code,
+        document_type=identity.document_type,
+        document_number=identity.document_number,
+        document_country=identity.document_country,
+    )
+    if existing is None:
+        return person_find_or_create(
+            personal_code=identity.personal_code,
+            document_type=identity.document_type,
+            document_number=identity.document_number,
+            document_country=identity.document_country,
+            given_names=identity.given_names,
+            surnames=identity.surnames,
+            date_of_birth=identity.date_of_birth,
+            nationality=identity.nationality,
+            document_expiry=identity.document_expiry,
+            address=identity.address,
+        )
+    person = Person.objects.select_for_update().get(pk=existing.pk)
+    if (
+        (identity.given_names.strip() and not _same_text(identity.given_names, person.given_names))
+        or (identity.surnames.strip() and not _same_text(identity.surnames, person.surnames))
+        or (identity.date_of_birth is not None and identity.date_of_birth != person.date_of_birth)
+        or (
+            identity.personal_code.strip()
+            and person.personal_code_index
+            and crypto.blind_index("personal_code", crypto.normalise(identity.personal_code))
+            != person.personal_code_index
+        )
+    ):
+        raise IdentityMismatch(
+            _(
+                "This personal code or document is registered to a person with another name or date of birth. "
+                "Check the document; if the stored record is wrong, ask a compliance officer."
+            )
+        )
+    number = crypto.normalise(identity.document_number)
+    new_document = (
+        number
+        and identity.document_type in Person.DocumentType.values
+        and crypto.blind_index("document", number) != person.document_number_index
+    )
+    if new_document:
+        if identity.document_expiry is None:
+            raise PersonError(_("New document: enter its expiry date as in the document."))
+        PersonDocument.objects.create(
+            person=person,
+            document_type=person.document_type,
+            document_number_encrypted=person.document_number_encrypted,
+            document_country=person.document_country,
+            document_expiry=person.document_expiry,
+            replaced_at=at,
+        )
+        person.document_type = identity.document_type
+        person.document_number_encrypted = crypto.encrypt(number)
+        person.document_number_index = crypto.blind_index("document", number)
+        person.document_country = (identity.document_country or "LT").upper()
+        person.document_expiry = identity.document_expiry
+        try:
+            with transaction.atomic():
+                person.save(
+                    update_fields=[
+                        "document_type",
+                        "document_number_encrypted",
+                        "document_number_index",
+                        "document_country",
+                        "document_expiry",
+                    ]
+                )
+        except IntegrityError:
+            raise PersonError(_("This document is registered to another person.")) from None
+    elif identity.document_expiry is not None and (
+        person.document_expiry is None or identity.document_expiry > person.document_expiry
+    ):
+        # The same document, seen again with its expiry read anew.
+        Person.objects.filter(pk=person.pk).update(document_expiry=identity.document_expiry)
+        person.document_expiry = identity.document_expiry
+    return person
 
 
 def person_personal_code(person: Person) -> str:

@@ -51,6 +51,21 @@ class Casino(models.Model):
         validators=[MinValueValidator(Decimal("0.01"))],
         verbose_name=_("max ticket amount"),
     )
+    # The largest single drop or fill, and the largest machine receipt, the desk accepts.
+    max_transfer_amount = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("100000.00"),
+        validators=[MinValueValidator(Decimal("0.01"))],
+        verbose_name=_("max transfer amount"),
+    )
+    max_receipt_amount = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("100000.00"),
+        validators=[MinValueValidator(Decimal("0.01"))],
+        verbose_name=_("max machine receipt amount"),
+    )
     redemption_hold_seconds = models.PositiveSmallIntegerField(
         default=15, validators=[MinValueValidator(1)], verbose_name=_("redemption hold seconds")
     )

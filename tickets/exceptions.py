@@ -1,7 +1,8 @@
+from casino_office.errors import DomainError
 from tickets.models import Ticket
 
 
-class TicketError(Exception):
+class TicketError(DomainError):
     """A ticket operation refused for a reason the caller can show; nothing changed but the audit trail."""
 
     code = "ticket_error"
@@ -10,7 +11,7 @@ class TicketError(Exception):
         self.code = code or self.code
         self.detail = detail or self.code.replace("_", " ").capitalize() + "."
         self.ticket = ticket
-        super().__init__(self.detail)
+        super().__init__(self.code, self.detail)
 
 
 class TicketNotFound(TicketError):

@@ -96,6 +96,9 @@ class Ticket(models.Model):
         verbose_name=_("redeemed by user"),
     )
     voided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("voided at"))
+    # Set when a held ticket's case is decided "pay": presented in time, it may
+    # then be paid at the desk even after its expiry date (casino rules §1.7).
+    hold_cleared_at = models.DateTimeField(null=True, blank=True, verbose_name=_("hold cleared at"))
     expired_at = models.DateTimeField(null=True, blank=True, verbose_name=_("expired at"))
 
     class Meta:

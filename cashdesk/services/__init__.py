@@ -1,16 +1,17 @@
 """Every write of the cash desk. Views, admin actions and tasks call these; nothing else writes."""
 
+from cashdesk.books import shift_balances, vault_balance
 from cashdesk.services.exchange import (
     chips_buy,
     chips_cashout,
     machine_receipt_pay,
     machine_receipt_record,
+    smartcard_load,
     smartcard_payout,
     tokens_buy,
     tokens_cashout,
 )
-from cashdesk.services.ledger import shift_balances, vault_balance
-from cashdesk.services.shifts import count_amounts, shift_close, shift_handover, shift_open
+from cashdesk.services.shifts import count_amounts, shift_close, shift_handover, shift_open, vault_count
 from cashdesk.services.supervision import (
     REVERSIBLE_KINDS,
     reversal_approve,
@@ -46,6 +47,7 @@ __all__ = [
     "shift_close",
     "shift_handover",
     "shift_open",
+    "smartcard_load",
     "smartcard_payout",
     "ticket_hold",
     "ticket_payout",
@@ -58,4 +60,5 @@ __all__ = [
     "transfer_approve",
     "transfer_request",
     "vault_balance",
+    "vault_count",
 ]

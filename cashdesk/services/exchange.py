@@ -1,5 +1,6 @@
 """Chips, tokens, smart cards and machine receipts."""
 
+import secrets
 from decimal import Decimal
 
 from django.contrib.auth.models import User
@@ -10,10 +11,11 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, SmartCardRead, TransactionKind
-from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction
+from cashdesk.services.ledger import Line, cash, lock_shift, operation_replay, pieces, post_transaction
 from compliance.models import Person
+from compliance.services import IdentityDetails
 from machines.models import Casino, Machine
-from tickets.money import CENT, MILL, cash_payout
+from tickets.money import CENT, MILL, cash_payout, format_money
 
 
 def _chip_lines(chips: dict[str, int], sign: int) -> list[Line]:
@@ -33,73 +35,238 @@ def _chip_lines(chips: dict[str, int], sign: int) -> list[Line]:
     return lines
 
 
-def _exchange(*, shift: Shift, user: User, kind: str, lines: list[Line], person: Person | None) -> CashTransaction:
+def _exchange(
+    *,
+    shift: Shift,
+    user: User,
+    kind: str,
+    lines: list[Line],
+    person: Person | None,
+    identity: IdentityDetails | None,
+    operation_key: str | None,
+) -> CashTransaction:
     """Cash against chips or tokens: the transaction's value is the cash that changes hands."""
     value = abs(sum((line.amount for line in lines if line.item != Item.CASH), Decimal("0")))
     cash_line = cash(value if kind in (TransactionKind.CHIPS_BUY, TransactionKind.TOKENS_BUY) else -value)
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
+        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
+            return done
         return post_transaction(
-            shift=shift, desk=desk, kind=kind, amount=value, lines=[cash_line, *lines], user=user, person=person
+            shift=shift,
+            desk=desk,
+            kind=kind,
+            amount=value,
+            lines=[cash_line, *lines],
+            user=user,
+            person=person,
+            identity=identity,
+            operation_key=operation_key,
         )
 
 
-def chips_buy(*, shift: Shift, user: User, chips: dict[str, int], person: Person | None = None) -> CashTransaction:
+def chips_buy(
+    *,
+    shift: Shift,
+    user: User,
+    chips: dict[str, int],
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
     """The player pays cash and receives value chips."""
     return _exchange(
-        shift=shift, user=user, kind=TransactionKind.CHIPS_BUY, lines=_chip_lines(chips, -1), person=person
+        shift=shift,
+        user=user,
+        kind=TransactionKind.CHIPS_BUY,
+        lines=_chip_lines(chips, -1),
+        person=person,
+        identity=identity,
+        operation_key=operation_key,
     )
 
 
-def chips_cashout(*, shift: Shift, user: User, chips: dict[str, int], person: Person | None = None) -> CashTransaction:
+def chips_cashout(
+    *,
+    shift: Shift,
+    user: User,
+    chips: dict[str, int],
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
     """The player hands in value chips and receives cash."""
     return _exchange(
-        shift=shift, user=user, kind=TransactionKind.CHIPS_CASHOUT, lines=_chip_lines(chips, 1), person=person
+        shift=shift,
+        user=user,
+        kind=TransactionKind.CHIPS_CASHOUT,
+        lines=_chip_lines(chips, 1),
+        person=person,
+        identity=identity,
+        operation_key=operation_key,
     )
 
 
 def _token_count(count: int) -> int:
-    if not isinstance(count, int) or count <= 0:
+    if not isinstance(count, int) or count <= 0 or count > 10_000_000:
         raise CashDeskError("invalid_count", _("Count at least one whole token."))
     return count
 
 
-def tokens_buy(*, shift: Shift, user: User, count: int, person: Person | None = None) -> CashTransaction:
+def tokens_buy(
+    *,
+    shift: Shift,
+    user: User,
+    count: int,
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
     """The player pays cash and receives slot tokens (1 EUR each)."""
     line = pieces(Item.TOKEN, -_token_count(count))
-    return _exchange(shift=shift, user=user, kind=TransactionKind.TOKENS_BUY, lines=[line], person=person)
+    return _exchange(
+        shift=shift,
+        user=user,
+        kind=TransactionKind.TOKENS_BUY,
+        lines=[line],
+        person=person,
+        identity=identity,
+        operation_key=operation_key,
+    )
 
 
-def tokens_cashout(*, shift: Shift, user: User, count: int, person: Person | None = None) -> CashTransaction:
+def tokens_cashout(
+    *,
+    shift: Shift,
+    user: User,
+    count: int,
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
     """The player hands in slot tokens and receives cash."""
     line = pieces(Item.TOKEN, _token_count(count))
-    return _exchange(shift=shift, user=user, kind=TransactionKind.TOKENS_CASHOUT, lines=[line], person=person)
+    return _exchange(
+        shift=shift,
+        user=user,
+        kind=TransactionKind.TOKENS_CASHOUT,
+        lines=[line],
+        person=person,
+        identity=identity,
+        operation_key=operation_key,
+    )
 
 
-def smartcard_payout(
-    *, shift: Shift, user: User, card_number: str, credits: Decimal, person: Person | None = None
-) -> CashTransaction:
-    """Pay the credits read from a smart card, rounded up to the cent like a ticket."""
+def _card_read(card_number: str, credits: Decimal, card_counter: int) -> str:
     card_number = card_number.strip()
-    if not card_number or len(card_number) > 32 or not card_number.isalnum():
+    if not card_number or len(card_number) > 32 or not (card_number.isascii() and card_number.isalnum()):
         raise CashDeskError("invalid_card", _("Enter the card number as printed (letters and digits)."))
-    if credits <= 0 or credits != credits.quantize(MILL):
+    if credits <= 0 or credits != credits.quantize(MILL) or credits >= Decimal("1000000000"):
         raise CashDeskError("invalid_amount", _("Enter the credits read from the card, more than zero."))
-    payout = cash_payout(credits)
+    if not isinstance(card_counter, int) or card_counter < 0 or card_counter > 2_147_483_647:
+        raise CashDeskError("invalid_card", _("Enter the card's transaction counter as the reader shows it."))
+    return card_number
+
+
+def _smartcard(
+    *,
+    shift: Shift,
+    user: User,
+    kind: str,
+    card_number: str,
+    credits: Decimal,
+    card_counter: int,
+    person: Person | None,
+    identity: IdentityDetails | None,
+    operation_key: str | None,
+) -> CashTransaction:
+    card_number = _card_read(card_number, credits, card_counter)
+    payout = kind == TransactionKind.SMARTCARD_PAYOUT
+    amount = cash_payout(credits) if payout else credits
+    if not payout and amount != amount.quantize(CENT):
+        raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
+        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
+            return done
+        # One read (card number and the card's own counter) is paid or loaded once.
+        if SmartCardRead.objects.filter(card_number=card_number, card_counter=card_counter).exists():
+            raise CashDeskError(
+                "already_paid",
+                _("This card read (card %(card)s, counter %(counter)s) was already settled; read the card again.")
+                % {"card": card_number, "counter": card_counter},
+            )
         tx = post_transaction(
             shift=shift,
             desk=desk,
-            kind=TransactionKind.SMARTCARD_PAYOUT,
-            amount=payout,
-            lines=[cash(-payout)],
+            kind=kind,
+            amount=amount,
+            lines=[cash(-amount if payout else amount)],
             user=user,
             person=person,
+            identity=identity,
             note=f"card {card_number}",
+            operation_key=operation_key,
         )
-        SmartCardRead.objects.create(transaction=tx, card_number=card_number, credits=credits)
+        SmartCardRead.objects.create(
+            transaction=tx, card_number=card_number, credits=credits, card_counter=card_counter
+        )
     return tx
+
+
+def smartcard_payout(
+    *,
+    shift: Shift,
+    user: User,
+    card_number: str,
+    credits: Decimal,
+    card_counter: int,
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
+    """Pay the credits read from a smart card, rounded up to the cent like a ticket."""
+    return _smartcard(
+        shift=shift,
+        user=user,
+        kind=TransactionKind.SMARTCARD_PAYOUT,
+        card_number=card_number,
+        credits=credits,
+        card_counter=card_counter,
+        person=person,
+        identity=identity,
+        operation_key=operation_key,
+    )
+
+
+def smartcard_load(
+    *,
+    shift: Shift,
+    user: User,
+    card_number: str,
+    amount: Decimal,
+    card_counter: int,
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
+    """The player pays cash and the desk's reader loads the credits onto the card."""
+    return _smartcard(
+        shift=shift,
+        user=user,
+        kind=TransactionKind.SMARTCARD_LOAD,
+        card_number=card_number,
+        credits=amount,
+        card_counter=card_counter,
+        person=person,
+        identity=identity,
+        operation_key=operation_key,
+    )
+
+
+def _check_code() -> str:
+    """Six random digits printed on the receipt: the number (a sequence) alone pays nothing."""
+    return f"{secrets.randbelow(1_000_000):06d}"
 
 
 def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, user: User) -> MachineReceipt:
@@ -108,6 +275,12 @@ def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, us
         raise CashDeskError("forbidden", _("Only floor attendants record machine receipts."))
     if amount <= 0 or amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the unpaid credits in euros and cents, more than zero."))
+    if amount > machine.casino.max_receipt_amount:
+        raise CashDeskError(
+            "over_limit",
+            _("A machine receipt may be at most %(limit)s.")
+            % {"limit": format_money(machine.casino.max_receipt_amount)},
+        )
     if not reason.strip():
         raise CashDeskError("reason_required", _("Say why the machine could not pay."))
     with transaction.atomic():
@@ -117,6 +290,7 @@ def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, us
             casino=casino,
             machine=machine,
             number=(last or 0) + 1,
+            check_code=_check_code(),
             amount=amount,
             reason=reason[:255],
             created_by=user,
@@ -124,21 +298,39 @@ def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, us
         )
 
 
-def machine_receipt_pay(*, shift: Shift, user: User, number: int, person: Person | None = None) -> CashTransaction:
-    """Pay a machine receipt in cash, once."""
+def machine_receipt_pay(
+    *,
+    shift: Shift,
+    user: User,
+    number: int,
+    check_code: str,
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
+    """Pay a machine receipt in cash, once.
+
+    The receipt's row is locked alone (no join: after waiting on a lock,
+    PostgreSQL re-reads the locked row but not joined ones), then the desk;
+    the payout is a compare-and-set whose row count is checked, and the
+    database's unique constraint refuses a second payout transaction.
+    """
     with transaction.atomic():
         receipt = (
-            MachineReceipt.objects.select_for_update(of=("self",))
-            .filter(casino_id=shift.desk.casino_id, number=number)
-            .select_related("paid_by", "paid_by__desk")
+            MachineReceipt.objects.select_for_update()
+            .filter(casino_id=shift.desk.casino_id, number=number, check_code=check_code.strip())
             .first()
         )
         if receipt is None:
             raise CashDeskError(
-                "not_found", _("No machine receipt number %(number)s in this casino.") % {"number": number}
+                "not_found",
+                _("No machine receipt %(number)s with this check code in this casino.") % {"number": number},
             )
-        if receipt.paid_by is not None:
-            paid = receipt.paid_by
+        shift, desk = lock_shift(shift=shift, user=user)
+        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
+            return done
+        if receipt.paid_by_id is not None:
+            paid = CashTransaction.objects.select_related("desk", "casino").get(pk=receipt.paid_by_id)
             raise CashDeskError(
                 "already_paid",
                 _("Receipt %(number)s was already paid on %(when)s at %(desk)s (receipt %(receipt)s).")
@@ -149,7 +341,6 @@ def machine_receipt_pay(*, shift: Shift, user: User, number: int, person: Person
                     "receipt": paid.receipt_number,
                 },
             )
-        shift, desk = lock_shift(shift=shift, user=user)
         tx = post_transaction(
             shift=shift,
             desk=desk,
@@ -158,7 +349,11 @@ def machine_receipt_pay(*, shift: Shift, user: User, number: int, person: Person
             lines=[cash(-receipt.amount)],
             user=user,
             person=person,
+            identity=identity,
+            machine_receipt=receipt,
             note=f"machine receipt {number}",
+            operation_key=operation_key,
         )
-        MachineReceipt.objects.filter(pk=receipt.pk, paid_by__isnull=True).update(paid_by=tx)
+        if MachineReceipt.objects.filter(pk=receipt.pk, paid_by__isnull=True).update(paid_by=tx) != 1:
+            raise CashDeskError("already_paid", _("Receipt %(number)s was already paid.") % {"number": number})
     return tx

@@ -1,37 +1,59 @@
-"""The ledger: every cash-desk transaction and its movements are written here, and balances derived.
+"""Posting to the books: every cash-desk transaction and its legs are written here.
 
-A transaction locks its desk's row first: receipt numbers stay gapless and
-a balance checked before a payout cannot change until the payout commits.
+A transaction locks its desk's row first: receipt numbers stay gapless, and a
+balance checked before money leaves cannot change until the transaction
+commits. Every other physical place a transaction touches (the vault) is
+locked here too, always after the desk, so two desks never deadlock on it.
 """
 
 import datetime as dt
-from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth.models import User
-from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
-from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import IDENTITY_KINDS, CashDesk, CashTransaction, Movement, Shift, ShiftCount, ShiftCountLine
+from cashdesk.items import DENOMINATIONS, Item
+from cashdesk.models import (
+    CASH_IN_KINDS,
+    COUNTERPARTY_OF_KIND,
+    IDENTITY_KINDS,
+    CashDesk,
+    CashTransaction,
+    Leg,
+    MachineReceipt,
+    Shift,
+)
 from compliance.models import Person
-from compliance.services import IdentificationRefused, alerts_evaluate, identification_check, register_entry_write
+from compliance.services import (
+    IdentificationRefused,
+    IdentityDetails,
+    IdentityMismatch,
+    PersonError,
+    alerts_evaluate,
+    identification_check,
+    person_resolve,
+    register_entry_write,
+)
 from tickets.models import Ticket
 from tickets.money import format_money
 
-ZERO = Decimal("0.00")
+__all__ = ["ZERO", "Line", "cash", "lock_shift", "operation_replay", "pieces", "post_transaction"]
 
 
 @dataclass(frozen=True)
 class Line:
-    """One item moving: + into the desk, - out of it. `count` is pieces for chips and tokens."""
+    """One item moving: + into the place, - out of it. `count` is pieces for chips and tokens."""
 
     item: str
     amount: Decimal
     count: int | None = None
+
+    def negated(self) -> "Line":
+        return Line(self.item, -self.amount, -self.count if self.count is not None else None)
 
 
 def cash(amount: Decimal) -> Line:
@@ -43,8 +65,12 @@ def pieces(item: str, count: int) -> Line:
 
 
 def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
-    """The cashier's own open shift, re-read after locking its desk (closing takes the same lock)."""
-    desk = CashDesk.objects.select_for_update().select_related("casino").get(pk=shift.desk_id)
+    """The cashier's own open shift, re-read after locking its desk (closing takes the same lock).
+
+    The lock is taken on the desk row alone, with no join: after waiting on
+    it, PostgreSQL re-reads only the locked row.
+    """
+    desk = CashDesk.objects.select_for_update().get(pk=shift.desk_id)
     locked = Shift.objects.get(pk=shift.pk)
     if locked.closed_at is not None:
         raise CashDeskError("shift_closed", _("This shift is closed."))
@@ -56,27 +82,70 @@ def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
     return locked, desk
 
 
-def opening_amounts(shift: Shift) -> dict[str, Decimal]:
-    lines = ShiftCountLine.objects.filter(count__shift=shift, count__kind=ShiftCount.Kind.OPENING)
-    amounts = dict.fromkeys(ALL_ITEMS, ZERO)
+def operation_replay(*, operation_key: str | None, user: User) -> CashTransaction | None:
+    """The transaction a form's one-time key already made, if any; call after locking the desk.
+
+    Two submissions of one form serialise on the desk's lock, so the second
+    finds the first's transaction here and writes nothing. The key's unique
+    constraint makes a second effect impossible even on a path that forgot this.
+    """
+    if not operation_key:
+        return None
+    done = CashTransaction.objects.filter(operation_key=operation_key).first()
+    if done is None:
+        return None
+    if done.created_by_id != user.pk:
+        raise CashDeskError("operation_key_used", _("This form was already used by someone else; open it again."))
+    return done
+
+
+def _resolve_person(*, person: Person | None, identity: IdentityDetails | None, at: dt.datetime) -> Person | None:
+    if person is not None or identity is None or not identity.given:
+        return person
+    try:
+        return person_resolve(identity, at=at)
+    except IdentityMismatch as mismatch:
+        raise CashDeskError("identity_mismatch", str(mismatch)) from None
+    except PersonError as error:
+        raise CashDeskError("identity_invalid", str(error)) from None
+
+
+def _check_not_negative(desk: CashDesk, lines: list[Line]) -> None:
+    """A physical place never holds less than zero of anything (checked under its row lock)."""
+    needed: dict[str, Decimal] = {}
     for line in lines:
-        amounts[line.item] = line.counted_amount
-    return amounts
+        needed[line.item] = needed.get(line.item, ZERO) + line.amount
+    if all(change >= 0 for change in needed.values()):
+        return
+    balances = place_balances(desk)
+    for item, change in needed.items():
+        if change < 0 and balances[item] + change < 0:
+            raise CashDeskError(
+                "insufficient_stock",
+                _("%(place)s holds %(held)s in %(item)s; %(needed)s is needed.")
+                % {
+                    "place": desk.name,
+                    "held": format_money(balances[item]),
+                    "item": Item(item).label,
+                    "needed": format_money(-change),
+                },
+            )
 
 
-def shift_balances(shift: Shift) -> dict[str, Decimal]:
-    """Expected holdings of the desk in this shift: the opening count plus every movement."""
-    balances = opening_amounts(shift)
-    for row in Movement.objects.filter(shift=shift).values("item").annotate(total=Sum("amount")):
-        balances[row["item"]] += row["total"]
-    return balances
-
-
-def vault_balance(desk: CashDesk) -> dict[str, Decimal]:
-    balances: dict[str, Decimal] = defaultdict(lambda: ZERO)
-    for row in Movement.objects.filter(desk=desk, shift__isnull=True).values("item").annotate(total=Sum("amount")):
-        balances[row["item"]] = row["total"]
-    return dict(balances)
+def _check_cash_limit(desk: CashDesk, kind: str, lines: list[Line]) -> None:
+    """Cash coming in may not take a desk above its limit (DOMAIN.md: "лимит кассы"); above it, cash goes to the vault."""
+    if kind not in CASH_IN_KINDS or desk.kind != CashDesk.Kind.DESK or not desk.cash_limit_enforced:
+        return
+    incoming = sum((line.amount for line in lines if line.item == Item.CASH), ZERO)
+    if incoming <= 0:
+        return
+    held = place_balances(desk)[Item.CASH]
+    if held + incoming > desk.cash_limit:
+        raise CashDeskError(
+            "over_cash_limit",
+            _("%(desk)s may hold at most %(limit)s and holds %(held)s: drop cash to the vault first.")
+            % {"desk": desk.name, "limit": format_money(desk.cash_limit), "held": format_money(held)},
+        )
 
 
 def post_transaction(
@@ -88,46 +157,53 @@ def post_transaction(
     lines: list[Line],
     user: User,
     person: Person | None = None,
+    identity: IdentityDetails | None = None,
     ticket: Ticket | None = None,
+    machine_receipt: MachineReceipt | None = None,
     note: str = "",
     approved_by: User | None = None,
     reverses: CashTransaction | None = None,
     at: dt.datetime | None = None,
-    extra_lines: list[tuple[CashDesk, Line]] | None = None,
+    other_place: CashDesk | None = None,
+    counterparty: str | None = None,
+    legs: list[tuple[CashDesk | str, Line]] | None = None,
+    operation_key: str | None = None,
 ) -> CashTransaction:
-    """Write a transaction with its movements. Call inside transaction.atomic() with the desk locked.
+    """Write a transaction with its legs. Call inside transaction.atomic() with the desk locked.
 
-    Refuses an unidentified person above the casino's threshold and any
-    movement that would take more of an item out of the desk than it holds.
+    `lines` are the desk's side; the other side is `other_place` (a physical
+    place, locked here), or `counterparty` (by default the kind's). `legs`
+    gives every leg explicitly instead (a reversal). Refuses an unidentified
+    person above the casino's threshold, any place going below zero and cash
+    in above the desk's limit. The person is found or created from
+    `identity` here, inside the money's transaction.
     """
     casino = desk.casino
     at = at or timezone.now()
+    if legs is None:
+        other: CashDesk | str = other_place or counterparty or COUNTERPARTY_OF_KIND[kind]
+        legs = [(desk, line) for line in lines] + [(other, line.negated()) for line in lines]
     needs_register = kind in IDENTITY_KINDS and amount > casino.identity_threshold
-    if needs_register and person is None:
+    if needs_register and person is None and (identity is None or not identity.given):
         raise CashDeskError(
             "identity_required",
             _("Over %(threshold)s: identify the person before this transaction.")
             % {"threshold": format_money(casino.identity_threshold)},
         )
+    places = {place.pk: place for place, _line in legs if isinstance(place, CashDesk)}
+    for place_id in sorted(places):
+        if place_id != desk.pk:  # the desk is locked by the caller; others after it, in id order
+            places[place_id] = CashDesk.objects.select_for_update().get(pk=place_id)
+    for place_id, place in places.items():
+        _check_not_negative(place, [line for p, line in legs if isinstance(p, CashDesk) and p.pk == place_id])
+    _check_cash_limit(desk, kind, [line for p, line in legs if isinstance(p, CashDesk) and p.pk == desk.pk])
+    person = _resolve_person(person=person, identity=identity, at=at)
     identification = None
     if person is not None:
         try:
             identification = identification_check(person=person, kind=kind, casino=casino, at=at)
         except IdentificationRefused as refused:
             raise CashDeskError(refused.code, refused.message) from None
-    if shift is not None:
-        balances = shift_balances(shift)
-        for line in lines:
-            if line.amount < 0 and balances[line.item] + line.amount < 0:
-                raise CashDeskError(
-                    "insufficient_stock",
-                    _("The desk holds %(held)s in %(item)s; %(needed)s is needed.")
-                    % {
-                        "held": format_money(balances[line.item]),
-                        "item": Item(line.item).label,
-                        "needed": format_money(-line.amount),
-                    },
-                )
     desk.last_receipt_number += 1
     CashDesk.objects.filter(pk=desk.pk).update(last_receipt_number=desk.last_receipt_number)
     transaction_ = CashTransaction.objects.create(
@@ -140,29 +216,28 @@ def post_transaction(
         person=person,
         identity_threshold=casino.identity_threshold,
         ticket=ticket,
+        machine_receipt=machine_receipt,
         reverses=reverses,
         note=note[:255],
         created_by=user,
         approved_by=approved_by,
         created_at=at,
+        operation_key=operation_key or None,
     )
-    movements = [
-        Movement(transaction=transaction_, desk=desk, shift=shift, item=line.item, count=line.count, amount=line.amount)
-        for line in lines
-        if line.amount != 0
-    ]
-    for other_desk, line in extra_lines or []:
-        movements.append(
-            Movement(
-                transaction=transaction_,
-                desk=other_desk,
-                shift=None,
-                item=line.item,
-                count=line.count,
-                amount=line.amount,
-            )
+    Leg.objects.bulk_create(
+        Leg(
+            transaction=transaction_,
+            casino=casino,
+            desk=place if isinstance(place, CashDesk) else None,
+            counterparty="" if isinstance(place, CashDesk) else place,
+            shift=shift if isinstance(place, CashDesk) and place.pk == desk.pk else None,
+            item=line.item,
+            count=line.count,
+            amount=line.amount,
         )
-    Movement.objects.bulk_create(movements)
+        for place, line in legs
+        if line.amount != 0
+    )
     if needs_register and identification is not None:
         register_entry_write(tx=transaction_, identification=identification)
     alerts_evaluate(tx=transaction_, identification=identification)

@@ -1,4 +1,9 @@
-"""Opening, handing over and closing a shift, each with a count."""
+"""Opening, handing over and closing a shift, and counting the vault: each a count posted to the books.
+
+A count's differences from the book balance are posted at once: to over/short
+(a shortage or a surplus), or, for a place's very first count, to opening
+balances. After every count, a place's book balance is what was counted.
+"""
 
 from decimal import Decimal
 
@@ -7,10 +12,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashDesk, Shift, ShiftCount, ShiftCountLine
-from cashdesk.services.ledger import ZERO, lock_shift, shift_balances
+from cashdesk.models import CashDesk, Counterparty, Leg, Shift, ShiftCount, ShiftCountLine, TransactionKind
+from cashdesk.services.ledger import Line, lock_shift, post_transaction
+
+MAX_COUNT_VALUE = Decimal("9999999999.99")
 
 
 def count_amounts(counted: dict[str, Decimal | int]) -> dict[str, Decimal]:
@@ -32,13 +40,50 @@ def count_amounts(counted: dict[str, Decimal | int]) -> dict[str, Decimal]:
             if Decimal(quantity) != int(quantity):
                 raise CashDeskError("invalid_count", _("%(item)s: count whole pieces.") % {"item": Item(item).label})
             amounts[item] = DENOMINATIONS[item] * int(quantity)
+        if amounts[item] > MAX_COUNT_VALUE:
+            raise CashDeskError("invalid_count", _("%(item)s: the count is too large.") % {"item": Item(item).label})
     return amounts
 
 
+def _difference_lines(counted: dict[str, Decimal], expected: dict[str, Decimal]) -> list[Line]:
+    lines = []
+    for item in ALL_ITEMS:
+        difference = counted[item] - expected[item]
+        if difference:
+            count = int(difference / DENOMINATIONS[item]) if item in DENOMINATIONS else None
+            lines.append(Line(item, difference, count))
+    return lines
+
+
 def _write_count(
-    *, shift: Shift, kind: str, user: User, counted: dict[str, Decimal], expected: dict[str, Decimal]
+    *,
+    desk: CashDesk,
+    shift: Shift | None,
+    kind: str,
+    user: User,
+    counted: dict[str, Decimal],
+    expected: dict[str, Decimal],
 ) -> ShiftCount:
-    count = ShiftCount.objects.create(shift=shift, kind=kind, counted_by=user, counted_at=timezone.now())
+    """Record the count and post its differences, so that the place's book balance becomes the count."""
+    now = timezone.now()
+    lines = _difference_lines(counted, expected)
+    posting = None
+    if lines:
+        first_count = not Leg.objects.filter(desk=desk).exists()
+        posting = post_transaction(
+            shift=shift,
+            desk=desk,
+            kind=TransactionKind.COUNT,
+            amount=sum((abs(line.amount) for line in lines), ZERO),
+            lines=lines,
+            user=user,
+            counterparty=Counterparty.OPENING if first_count else Counterparty.OVER_SHORT,
+            note=ShiftCount.Kind(kind).label,
+            at=now,
+        )
+    count = ShiftCount.objects.create(
+        desk=desk, shift=shift, kind=kind, counted_by=user, counted_at=now, transaction=posting
+    )
     ShiftCountLine.objects.bulk_create(
         ShiftCountLine(
             count=count,
@@ -55,26 +100,26 @@ def _write_count(
 def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | int]) -> Shift:
     """Open a shift at the desk with the counted float. One open shift per desk and per cashier.
 
-    The opening count's variance is against what the desk's last shift left.
+    The opening count's variance is against the desk's book balance: what the
+    last shift's count left.
     """
     if desk.kind != CashDesk.Kind.DESK:
         raise CashDeskError("not_a_desk", _("Shifts are worked at cash desks, not in the vault."))
     if not cashier.has_perm("cashdesk.operate_desk"):
         raise CashDeskError("forbidden", _("Only cashiers open a cash-desk shift."))
     amounts = count_amounts(counted)
-    expected = dict(amounts)
-    last = Shift.objects.filter(desk=desk, closed_at__isnull=False).order_by("-closed_at").first()
-    if last is not None:
-        left = {
-            line.item: line.counted_amount
-            for line in ShiftCountLine.objects.filter(count__shift=last, count__kind__in=["closing", "handover"])
-        }
-        expected = {item: left.get(item, ZERO) for item in ALL_ITEMS}
     try:
         with transaction.atomic():
-            CashDesk.objects.select_for_update().get(pk=desk.pk)
-            shift = Shift.objects.create(desk=desk, cashier=cashier, opened_at=timezone.now())
-            _write_count(shift=shift, kind=ShiftCount.Kind.OPENING, user=cashier, counted=amounts, expected=expected)
+            locked = CashDesk.objects.select_for_update().select_related("casino").get(pk=desk.pk)
+            shift = Shift.objects.create(desk=locked, cashier=cashier, opened_at=timezone.now())
+            _write_count(
+                desk=locked,
+                shift=shift,
+                kind=ShiftCount.Kind.OPENING,
+                user=cashier,
+                counted=amounts,
+                expected=place_balances(locked),
+            )
     except IntegrityError:
         if Shift.objects.filter(desk=desk, closed_at__isnull=True).exists():
             raise CashDeskError("desk_busy", _("%(desk)s already has an open shift.") % {"desk": desk.name}) from None
@@ -85,12 +130,17 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
 
 
 def shift_close(*, shift: Shift, user: User, counted: dict[str, Decimal | int]) -> ShiftCount:
-    """Close with a count; each item's variance (counted - expected) is recorded."""
+    """Close with a count; each item's variance (counted - expected) is recorded and posted to over/short."""
     amounts = count_amounts(counted)
     with transaction.atomic():
-        shift, _desk = lock_shift(shift=shift, user=user)
+        shift, desk = lock_shift(shift=shift, user=user)
         count = _write_count(
-            shift=shift, kind=ShiftCount.Kind.CLOSING, user=user, counted=amounts, expected=shift_balances(shift)
+            desk=desk,
+            shift=shift,
+            kind=ShiftCount.Kind.CLOSING,
+            user=user,
+            counted=amounts,
+            expected=place_balances(desk),
         )
         Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
     return count
@@ -106,7 +156,12 @@ def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         count = _write_count(
-            shift=shift, kind=ShiftCount.Kind.HANDOVER, user=user, counted=amounts, expected=shift_balances(shift)
+            desk=desk,
+            shift=shift,
+            kind=ShiftCount.Kind.HANDOVER,
+            user=user,
+            counted=amounts,
+            expected=place_balances(desk),
         )
         Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
         try:
@@ -119,6 +174,30 @@ def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int
                 "cashier_busy", _("%(user)s already has an open shift.") % {"user": next_cashier}
             ) from None
         _write_count(
-            shift=successor, kind=ShiftCount.Kind.OPENING, user=next_cashier, counted=amounts, expected=amounts
+            desk=desk,
+            shift=successor,
+            kind=ShiftCount.Kind.OPENING,
+            user=next_cashier,
+            counted=amounts,
+            expected=amounts,
         )
     return successor
+
+
+def vault_count(*, vault: CashDesk, user: User, counted: dict[str, Decimal | int]) -> ShiftCount:
+    """A supervisor counts the vault: its first count brings its stock into the books, later ones post variances."""
+    if not user.has_perm("cashdesk.supervise_desk"):
+        raise CashDeskError("forbidden", _("Only a shift supervisor counts the vault."))
+    if vault.kind != CashDesk.Kind.VAULT:
+        raise CashDeskError("not_a_vault", _("Only the vault is counted here; desks count at their shifts."))
+    amounts = count_amounts(counted)
+    with transaction.atomic():
+        locked = CashDesk.objects.select_for_update().select_related("casino").get(pk=vault.pk)
+        return _write_count(
+            desk=locked,
+            shift=None,
+            kind=ShiftCount.Kind.VAULT,
+            user=user,
+            counted=amounts,
+            expected=place_balances(locked),
+        )

@@ -1,13 +1,16 @@
 """Tickets at the cash desk: payout, sale, hold and its decision; supervisors' void and resolve.
 
-Every transition locks the ticket row first (then the desk), the same lock a
+The ticket's own transitions live in tickets.desk; these services add the
+desk's side (the books, the hold case, who may do what) around them. Every
+transition locks the ticket row first (then the desk), the same lock a
 machine's authorize takes: a cashier and a machine racing for one ticket get
 exactly one success.
 """
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -15,81 +18,32 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashTransaction, HoldCase, Shift, TransactionKind
-from cashdesk.services.ledger import cash, lock_shift, post_transaction
+from cashdesk.models import CashDesk, CashTransaction, HoldCase, Shift, TransactionKind
+from cashdesk.services.ledger import cash, lock_shift, operation_replay, post_transaction
 from compliance.models import Person
-from machines.models import Casino
-from tickets.models import Ticket, TicketEventKind, TicketState, TicketType
-from tickets.money import CENT, cash_payout, format_money
-from tickets.numbers import InvalidValidationNumber, parse_validation_number
-from tickets.services import (
-    create_ticket_with_fresh_number,
-    record_ticket_event,
-    ticket_expiry_for,
-    ticket_is_past_expiry,
-)
+from compliance.services import IdentityDetails
+from tickets import desk as ticket_rules
+from tickets.exceptions import TicketError
+from tickets.models import Ticket
+from tickets.money import CENT, cash_payout
+
+payout_refusal = ticket_rules.ticket_cash_refusal
 
 
-def _number(raw: str) -> str:
+@contextmanager
+def _as_desk_refusal() -> Iterator[None]:
+    """A ticket's refusal, shown at the desk as the desk's own."""
     try:
-        return parse_validation_number(raw)
-    except InvalidValidationNumber:
-        raise CashDeskError(
-            "invalid_number", _("This is not a valid ticket number (18 digits; the check digit is wrong).")
-        ) from None
+        yield
+    except TicketError as refused:
+        raise CashDeskError(refused.code, refused.message) from None
 
 
-def _lock_ticket(*, casino: Casino, number: str) -> Ticket:
-    ticket = (
-        Ticket.objects.select_for_update(of=("self",))
-        .select_related("issuing_machine", "issuing_desk", "redeemed_by_machine", "redeemed_by_user")
-        .filter(casino=casino, validation_number=number)
-        .first()
-    )
-    if ticket is None:
-        raise CashDeskError("not_found", _("No such ticket in this casino. Tickets of other casinos are not paid."))
-    return ticket
-
-
-def _where_paid(ticket: Ticket) -> str:
-    when = timezone.localtime(ticket.redeemed_at).strftime("%Y-%m-%d %H:%M:%S") if ticket.redeemed_at else "?"
-    if ticket.redeemed_by_machine is not None:
-        return _("Already paid on %(when)s into machine %(machine)s.") % {
-            "when": when,
-            "machine": ticket.redeemed_by_machine.asset_number,
-        }
-    payout = ticket.cash_transactions.filter(kind=TransactionKind.TICKET_PAYOUT).select_related("desk").first()
-    if payout is None:
-        return _("Already paid on %(when)s at the cash desk.") % {"when": when}
-    return _("Already paid on %(when)s at %(desk)s (receipt %(receipt)s).") % {
-        "when": when,
-        "desk": payout.desk.name,
-        "receipt": payout.receipt_number,
-    }
-
-
-def payout_refusal(ticket: Ticket, now: dt.datetime) -> tuple[str, str] | None:
-    """Why the cash desk may not pay this ticket now, in plain words; None if it may."""
-    state = ticket.state
-    if state == TicketState.REDEEMED:
-        return "already_redeemed", _where_paid(ticket)
-    if state == TicketState.REDEEM_PENDING:
-        holder = ticket.holder_machine.asset_number if ticket.holder_machine else "?"
-        return "pending_elsewhere", _("Machine %(machine)s is redeeming this ticket right now.") % {"machine": holder}
-    if state == TicketState.VOID:
-        return "void", _("The ticket is void and is not paid.")
-    if state == TicketState.PENDING_PRINT:
-        return "not_printed", _("The machine never confirmed printing this ticket; it is not valid.")
-    if state == TicketState.ON_HOLD:
-        if ticket.hold_cases.filter(decision=HoldCase.Decision.PAY).exists():
-            return None
-        return "on_hold", _("The ticket is on hold awaiting a decision; it cannot be paid yet.")
-    if state == TicketState.EXPIRED or ticket_is_past_expiry(ticket, now):
-        expiry = timezone.localtime(ticket.expires_at).strftime("%Y-%m-%d %H:%M")
-        return "expired", _("The ticket expired on %(when)s and is not paid.") % {"when": expiry}
-    if ticket.ticket_type != TicketType.CASHABLE:
-        return "not_cashable", _("Promotional tickets are played at machines, not paid in cash.")
-    return None
+def _lock_ticket(*, casino_id: int, validation_number: str) -> Ticket:
+    with _as_desk_refusal():
+        return ticket_rules.ticket_lock(
+            casino_id=casino_id, validation_number=ticket_rules.desk_number(validation_number)
+        )
 
 
 def ticket_payout(
@@ -98,7 +52,9 @@ def ticket_payout(
     user: User,
     validation_number: str,
     person: Person | None = None,
+    identity: IdentityDetails | None = None,
     printed_amount: Decimal | None = None,
+    operation_key: str | None = None,
 ) -> CashTransaction:
     """Pay a ticket in cash, rounded up to the cent (casino rules §1.7).
 
@@ -107,14 +63,14 @@ def ticket_payout(
     amount differs from the system's, the system's amount is paid and the
     mismatch recorded as an exception.
     """
-    number = _number(validation_number)
     now = timezone.now()
     with transaction.atomic():
-        ticket = _lock_ticket(casino=shift.desk.casino, number=number)
+        ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
         shift, desk = lock_shift(shift=shift, user=user)
-        refusal = payout_refusal(ticket, now)
+        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
+            return done
+        refusal = ticket_rules.ticket_cash_refusal(ticket, now)
         if refusal is None:
-            from_state = ticket.state
             payout = cash_payout(ticket.amount)
             tx = post_transaction(
                 shift=shift,
@@ -124,67 +80,50 @@ def ticket_payout(
                 lines=[cash(-payout)],
                 user=user,
                 person=person,
+                identity=identity,
                 ticket=ticket,
                 at=now,
+                operation_key=operation_key,
             )
-            ticket.state = TicketState.REDEEMED
-            ticket.redeemed_at = now
-            ticket.redeemed_by_user = user
-            ticket.save(update_fields=["state", "redeemed_at", "redeemed_by_user"])
-            details: dict[str, Any] = {"receipt": tx.receipt_number, "payout": str(payout), "desk": desk.code}
-            record_ticket_event(
-                ticket, TicketEventKind.REDEEMED, at=now, from_state=from_state, user=user, details=details
-            )
-            if printed_amount is not None and printed_amount != ticket.amount:
-                record_ticket_event(
-                    ticket,
-                    TicketEventKind.AMOUNT_MISMATCH,
-                    at=now,
-                    from_state=TicketState.REDEEMED,
+            with _as_desk_refusal():
+                ticket_rules.ticket_redeem_in_cash(
+                    ticket=ticket,
                     user=user,
-                    reason="printed amount differs",
-                    details={"printed": str(printed_amount), "system": str(ticket.amount), "paid": str(payout)},
+                    at=now,
+                    printed_amount=printed_amount,
+                    details={"receipt": tx.receipt_number, "payout": str(payout), "desk": desk.code},
                 )
             return tx
         code, message = refusal
-        record_ticket_event(
-            ticket,
-            TicketEventKind.REFUSED,
-            at=now,
-            from_state=ticket.state,
-            user=user,
-            reason=code,
-            details={"action": "cash_payout", "desk": desk.code},
+        ticket_rules.ticket_refusal_record(
+            ticket=ticket, user=user, code=code, at=now, details={"action": "cash_payout", "desk": desk.code}
         )
     raise CashDeskError(code, message)
 
 
-def ticket_sell(*, shift: Shift, user: User, amount: Decimal, person: Person | None = None) -> CashTransaction:
+def ticket_sell(
+    *,
+    shift: Shift,
+    user: User,
+    amount: Decimal,
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> CashTransaction:
     """Cash in, a new ticket out: issued by the desk, valid at once, printed as a voucher."""
     if amount <= 0 or amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     now = timezone.now()
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
-        casino = desk.casino
-        if amount > casino.max_ticket_amount:
-            raise CashDeskError(
-                "over_limit",
-                _("A ticket may hold at most %(limit)s.") % {"limit": format_money(casino.max_ticket_amount)},
-            )
+        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
+            return done
         desk.last_ticket_sequence += 1
-        type(desk).objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
-        ticket = create_ticket_with_fresh_number(
-            casino=casino,
-            issuing_desk=desk,
-            sequence=desk.last_ticket_sequence,
-            amount=amount,
-            ticket_type=TicketType.CASHABLE,
-            state=TicketState.ISSUED,
-            issued_at=now,
-            printed_at=now,
-            expires_at=ticket_expiry_for(casino=casino, issued_at=now),
-        )
+        CashDesk.objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
+        with _as_desk_refusal():
+            ticket = ticket_rules.ticket_sell_at_desk(
+                issuing_desk=desk, sequence=desk.last_ticket_sequence, amount=amount, user=user, at=now
+            )
         tx = post_transaction(
             shift=shift,
             desk=desk,
@@ -193,52 +132,62 @@ def ticket_sell(*, shift: Shift, user: User, amount: Decimal, person: Person | N
             lines=[cash(amount)],
             user=user,
             person=person,
+            identity=identity,
             ticket=ticket,
             at=now,
+            operation_key=operation_key,
         )
-        record_ticket_event(ticket, TicketEventKind.SOLD, at=now, user=user, details={"receipt": tx.receipt_number})
+        ticket_rules.ticket_sold_event(ticket=ticket, user=user, at=now, receipt=tx.receipt_number)
     return tx
 
 
-def ticket_hold(*, shift: Shift, user: User, validation_number: str, reason: str, note: str = "") -> HoldCase:
-    """Refuse a suspicious ticket: it goes on hold and a case opens, decision due in 14 days."""
+def ticket_hold(
+    *,
+    shift: Shift,
+    user: User,
+    validation_number: str,
+    reason: str,
+    note: str = "",
+    operation_key: str | None = None,
+) -> HoldCase:
+    """Refuse a suspicious ticket: it goes on hold and a case opens, decision due in 14 days.
+
+    Only a ticket that may be paid now is held: a promotional, expired, paid
+    or void ticket is refused as it would be at the payout.
+    """
     if reason not in HoldCase.Reason.values:
         raise CashDeskError("invalid_reason", _("Choose why the ticket is held."))
-    number = _number(validation_number)
     now = timezone.now()
     with transaction.atomic():
-        ticket = _lock_ticket(casino=shift.desk.casino, number=number)
+        ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
         shift, desk = lock_shift(shift=shift, user=user)
-        if ticket.state != TicketState.ISSUED:
-            raise CashDeskError(
-                "invalid_state",
-                _("Only a valid ticket can be put on hold; this one is %(state)s.")
-                % {"state": ticket.get_state_display()},
-            )
+        if operation_key and (done := HoldCase.objects.filter(operation_key=operation_key).first()) is not None:
+            if done.opened_by_id != user.pk:
+                raise CashDeskError("operation_key_used", _("This form was already used by someone else."))
+            return done
         casino = desk.casino
-        ticket.state = TicketState.ON_HOLD
-        ticket.save(update_fields=["state"])
         presented_day = timezone.localtime(now, casino.zoneinfo).date()
-        case = HoldCase.objects.create(
-            ticket=ticket,
-            casino=casino,
-            shift=shift,
-            reason=reason,
-            note=note[:255],
-            opened_by=user,
-            presented_at=now,
-            decision_due=presented_day + dt.timedelta(days=casino.hold_decision_days),
-        )
-        record_ticket_event(
-            ticket,
-            TicketEventKind.HELD,
-            at=now,
-            from_state=TicketState.ISSUED,
-            user=user,
-            reason=reason,
-            details={"case": case.pk, "note": note[:255]},
-        )
-    return case
+        refusal = ticket_rules.ticket_cash_refusal(ticket, now)
+        if refusal is not None:
+            ticket_rules.ticket_refusal_record(
+                ticket=ticket, user=user, code=refusal[0], at=now, details={"action": "hold", "desk": desk.code}
+            )
+        else:
+            case = HoldCase.objects.create(
+                ticket=ticket,
+                casino=casino,
+                shift=shift,
+                reason=reason,
+                note=note[:255],
+                opened_by=user,
+                presented_at=now,
+                decision_due=presented_day + dt.timedelta(days=casino.hold_decision_days),
+                operation_key=operation_key or None,
+            )
+            with _as_desk_refusal():
+                ticket_rules.ticket_hold(ticket=ticket, user=user, reason=reason, note=note, at=now, case=case.pk)
+            return case
+    raise CashDeskError(refusal[0], refusal[1])
 
 
 def hold_decide(*, case: HoldCase, user: User, pay: bool, note: str = "") -> HoldCase:
@@ -250,33 +199,17 @@ def hold_decide(*, case: HoldCase, user: User, pay: bool, note: str = "") -> Hol
     now = timezone.now()
     with transaction.atomic():
         ticket = Ticket.objects.select_for_update().get(pk=case.ticket_id)
-        case = HoldCase.objects.select_for_update().get(pk=case.pk)
-        if case.decision != HoldCase.Decision.PENDING:
+        decided = HoldCase.objects.filter(pk=case.pk, decision=HoldCase.Decision.PENDING).update(
+            decision=HoldCase.Decision.PAY if pay else HoldCase.Decision.REFUSE,
+            decided_by=user,
+            decided_at=now,
+            decision_note=note[:255],
+        )
+        if decided != 1:
             raise CashDeskError("already_decided", _("This case has already been decided."))
-        case.decision = HoldCase.Decision.PAY if pay else HoldCase.Decision.REFUSE
-        case.decided_by = user
-        case.decided_at = now
-        case.decision_note = note[:255]
-        case.save(update_fields=["decision", "decided_by", "decided_at", "decision_note"])
-        if pay:
-            record_ticket_event(
-                ticket, TicketEventKind.CLEARED_FOR_PAYMENT, at=now, from_state=ticket.state, user=user, reason=note
-            )
-        else:
-            from_state = ticket.state
-            ticket.state = TicketState.VOID
-            ticket.voided_at = now
-            ticket.save(update_fields=["state", "voided_at"])
-            record_ticket_event(
-                ticket,
-                TicketEventKind.VOIDED,
-                at=now,
-                from_state=from_state,
-                user=user,
-                reason=note,
-                details={"case": case.pk},
-            )
-    return case
+        with _as_desk_refusal():
+            ticket_rules.ticket_hold_decided(ticket=ticket, user=user, pay=pay, note=note, at=now, case=case.pk)
+    return HoldCase.objects.get(pk=case.pk)
 
 
 def holds_mark_overdue(*, now: dt.datetime | None = None) -> int:
@@ -297,20 +230,9 @@ def ticket_void(*, ticket: Ticket, user: User, reason: str) -> Ticket:
         raise CashDeskError("forbidden", _("Only a shift supervisor voids tickets."))
     if not reason.strip():
         raise CashDeskError("reason_required", _("Give the reason for voiding."))
-    now = timezone.now()
-    with transaction.atomic():
-        ticket = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        if ticket.state not in (TicketState.ISSUED, TicketState.PENDING_PRINT):
-            raise CashDeskError(
-                "invalid_state",
-                _("This ticket is %(state)s; it cannot be voided here.") % {"state": ticket.get_state_display()},
-            )
-        from_state = ticket.state
-        ticket.state = TicketState.VOID
-        ticket.voided_at = now
-        ticket.save(update_fields=["state", "voided_at"])
-        record_ticket_event(ticket, TicketEventKind.VOIDED, at=now, from_state=from_state, user=user, reason=reason)
-    return ticket
+    with transaction.atomic(), _as_desk_refusal():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        return ticket_rules.ticket_void(ticket=locked, user=user, reason=reason)
 
 
 def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, meter_reading: str, reason: str) -> Ticket:
@@ -323,35 +245,11 @@ def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, met
         raise CashDeskError("forbidden", _("Only a shift supervisor resolves stuck redemptions."))
     if not reason.strip() or not meter_reading.strip():
         raise CashDeskError("reason_required", _("Give the meter reading and the reason."))
-    now = timezone.now()
-    with transaction.atomic():
-        ticket = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        if ticket.state != TicketState.REDEEM_PENDING:
-            raise CashDeskError(
-                "invalid_state",
-                _("The ticket is %(state)s, not held by a machine.") % {"state": ticket.get_state_display()},
-            )
-        holder = ticket.holder_machine
-        ticket.holder_machine = None
-        ticket.authorized_at = None
-        ticket.hold_expires_at = None
-        if credits_taken:
-            ticket.state = TicketState.REDEEMED
-            ticket.redeemed_at = now
-            ticket.redeemed_by_machine = holder
-        else:
-            ticket.state = TicketState.ISSUED
-        ticket.save()
-        record_ticket_event(
-            ticket,
-            TicketEventKind.RESOLVED,
-            at=now,
-            from_state=TicketState.REDEEM_PENDING,
-            user=user,
-            reason=reason,
-            details={"holder_machine": holder.pk if holder else None, "meter_reading": meter_reading[:200]},
+    with transaction.atomic(), _as_desk_refusal():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        return ticket_rules.ticket_resolve_stuck(
+            ticket=locked, user=user, credits_taken=credits_taken, meter_reading=meter_reading, reason=reason
         )
-    return ticket
 
 
 def ticket_present(*, shift: Shift, user: User, validation_number: str) -> tuple[Ticket, tuple[str, str] | None]:
@@ -360,19 +258,29 @@ def ticket_present(*, shift: Shift, user: User, validation_number: str) -> tuple
     A presentation that cannot be paid is recorded at once: it is how copies
     and second presentations are found, even if the cashier goes no further.
     """
-    number = _number(validation_number)
     now = timezone.now()
     with transaction.atomic():
-        ticket = _lock_ticket(casino=shift.desk.casino, number=number)
-        refusal = payout_refusal(ticket, now)
+        ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
+        refusal = ticket_rules.ticket_cash_refusal(ticket, now)
         if refusal is not None:
-            record_ticket_event(
-                ticket,
-                TicketEventKind.REFUSED,
-                at=now,
-                from_state=ticket.state,
+            ticket_rules.ticket_refusal_record(
+                ticket=ticket,
                 user=user,
-                reason=refusal[0],
+                code=refusal[0],
+                at=now,
                 details={"action": "presented", "desk": shift.desk.code},
             )
     return ticket, refusal
+
+
+__all__ = [
+    "hold_decide",
+    "holds_mark_overdue",
+    "payout_refusal",
+    "ticket_hold",
+    "ticket_payout",
+    "ticket_present",
+    "ticket_resolve_stuck",
+    "ticket_sell",
+    "ticket_void",
+]

@@ -1,0 +1,39 @@
+"""The cash desk's models, by topic."""
+
+from cashdesk.models.books import (
+    APPROVED_KINDS,
+    CASH_IN_KINDS,
+    COUNTERPARTY_OF_KIND,
+    IDENTITY_KINDS,
+    CashTransaction,
+    Counterparty,
+    Leg,
+    TransactionKind,
+)
+from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
+from cashdesk.models.instruments import HoldCase, MachineReceipt, ReversalRequest, SmartCardRead, Transfer
+from cashdesk.models.snapshots import LiabilitySnapshot
+from cashdesk.models.staff import StaffAssignment, StaffPreference
+
+__all__ = [
+    "APPROVED_KINDS",
+    "CASH_IN_KINDS",
+    "COUNTERPARTY_OF_KIND",
+    "IDENTITY_KINDS",
+    "CashDesk",
+    "CashTransaction",
+    "Counterparty",
+    "HoldCase",
+    "Leg",
+    "LiabilitySnapshot",
+    "MachineReceipt",
+    "ReversalRequest",
+    "Shift",
+    "ShiftCount",
+    "ShiftCountLine",
+    "SmartCardRead",
+    "StaffAssignment",
+    "StaffPreference",
+    "TransactionKind",
+    "Transfer",
+]

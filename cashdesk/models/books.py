@@ -1,0 +1,257 @@
+"""The books: cash-desk transactions and their legs (double entry)."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+
+from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
+from cashdesk.models.desks import CashDesk, Shift
+from compliance.models import Person
+from machines.models import Casino
+
+
+class TransactionKind(models.TextChoices):
+    TICKET_PAYOUT = "ticket_payout", _("Ticket payout")
+    TICKET_SALE = "ticket_sale", _("Ticket sale")
+    CHIPS_BUY = "chips_buy", _("Cash for chips")
+    CHIPS_CASHOUT = "chips_cashout", _("Chips for cash")
+    TOKENS_BUY = "tokens_buy", _("Cash for tokens")
+    TOKENS_CASHOUT = "tokens_cashout", _("Tokens for cash")
+    SMARTCARD_PAYOUT = "smartcard_payout", _("Smart card payout")
+    SMARTCARD_LOAD = "smartcard_load", _("Cash onto a smart card")
+    RECEIPT_PAYOUT = "receipt_payout", _("Machine receipt payout")
+    DROP = "drop", _("Drop to the vault")
+    FILL = "fill", _("Fill from the vault")
+    REVERSAL = "reversal", _("Reversal")
+    COUNT = "count", _("Count difference")
+
+
+# Payouts of winnings and purchases over the casino's threshold need the person
+# identified (casino rules §1: "žetonai" are value chips and slot tokens alike;
+# strictly more than 1000 EUR). The check constraint below and the register
+# trigger's SQL (cashdesk.books_sql) are both built from this one list.
+IDENTITY_KINDS: list[str] = [
+    TransactionKind.TICKET_PAYOUT,
+    TransactionKind.RECEIPT_PAYOUT,
+    TransactionKind.SMARTCARD_PAYOUT,
+    TransactionKind.CHIPS_CASHOUT,
+    TransactionKind.CHIPS_BUY,
+    TransactionKind.TICKET_SALE,
+    TransactionKind.TOKENS_BUY,
+    TransactionKind.TOKENS_CASHOUT,
+    TransactionKind.SMARTCARD_LOAD,
+]
+# Approved by a second person: the approver is never the one who asked.
+APPROVED_KINDS: list[str] = [TransactionKind.REVERSAL, TransactionKind.DROP, TransactionKind.FILL]
+# Money that comes into the desk from a player: refused above the desk's cash limit.
+CASH_IN_KINDS: list[str] = [
+    TransactionKind.TICKET_SALE,
+    TransactionKind.CHIPS_BUY,
+    TransactionKind.TOKENS_BUY,
+    TransactionKind.SMARTCARD_LOAD,
+    TransactionKind.FILL,
+]
+
+
+class Counterparty(models.TextChoices):
+    """The other side of a physical place's legs: who or what the value came from or went to."""
+
+    PLAYERS = "players", _("Players")
+    TICKETS = "tickets", _("Tickets outstanding")
+    RECEIPTS = "receipts", _("Machine receipts outstanding")
+    SMARTCARDS = "smartcards", _("Smart-card credits outstanding")
+    OVER_SHORT = "over_short", _("Over/short")
+    OPENING = "opening", _("Opening balances")
+
+
+# Where the value of each kind goes or comes from, besides the desk.
+COUNTERPARTY_OF_KIND: dict[str, str] = {
+    TransactionKind.TICKET_PAYOUT: Counterparty.TICKETS,
+    TransactionKind.TICKET_SALE: Counterparty.TICKETS,
+    TransactionKind.CHIPS_BUY: Counterparty.PLAYERS,
+    TransactionKind.CHIPS_CASHOUT: Counterparty.PLAYERS,
+    TransactionKind.TOKENS_BUY: Counterparty.PLAYERS,
+    TransactionKind.TOKENS_CASHOUT: Counterparty.PLAYERS,
+    TransactionKind.SMARTCARD_PAYOUT: Counterparty.SMARTCARDS,
+    TransactionKind.SMARTCARD_LOAD: Counterparty.SMARTCARDS,
+    TransactionKind.RECEIPT_PAYOUT: Counterparty.RECEIPTS,
+}
+
+
+class CashTransaction(models.Model):
+    """One cash-desk transaction: its movements, audit and receipt number are written together."""
+
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="cash_transactions", verbose_name=_("casino")
+    )
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="transactions", verbose_name=_("desk"))
+    shift = models.ForeignKey(
+        Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", verbose_name=_("shift")
+    )
+    number = models.PositiveIntegerField(help_text=_("Receipt number, per desk."), verbose_name=_("number"))
+    kind = models.CharField(max_length=20, choices=TransactionKind.choices, verbose_name=_("kind"))
+    amount = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text=_("The transaction's value in EUR."), verbose_name=_("amount")
+    )
+    person = models.ForeignKey(
+        Person, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", verbose_name=_("person")
+    )
+    # The casino's identity threshold when the transaction was made, so the
+    # database itself can refuse an unidentified transaction above it.
+    identity_threshold = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("identity threshold"))
+    ticket = models.ForeignKey(
+        "tickets.Ticket",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="cash_transactions",
+        verbose_name=_("ticket"),
+    )
+    reverses = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by", verbose_name=_("reverses")
+    )
+    note = models.CharField(max_length=255, blank=True, verbose_name=_("note"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("created by")
+    )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("approved by"),
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    machine_receipt = models.ForeignKey(
+        "cashdesk.MachineReceipt",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="payouts",
+        verbose_name=_("machine receipt"),
+    )
+    # The one-time key of the form that asked for this transaction: a repeated
+    # or concurrent submission finds it and writes nothing (unique).
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+
+    class Meta:
+        verbose_name = _("cash transaction")
+        verbose_name_plural = _("cash transactions")
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["casino", "created_at"], name="cashtx_casino_time_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["desk", "number"], name="cashtx_number_unique_per_desk"),
+            models.CheckConstraint(condition=Q(kind__in=TransactionKind.values), name="cashtx_kind_valid"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="cashtx_amount_positive"),
+            models.CheckConstraint(
+                condition=~Q(kind__in=IDENTITY_KINDS)
+                | Q(amount__lte=F("identity_threshold"))
+                | Q(person__isnull=False),
+                name="cashtx_identity_over_threshold",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="reversal", reverses__isnull=False, approved_by__isnull=False)
+                | (~Q(kind="reversal") & Q(reverses__isnull=True)),
+                name="cashtx_reversal_links_original",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=APPROVED_KINDS) | ~Q(approved_by=F("created_by")),
+                name="cashtx_approver_is_not_creator",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["ticket_payout", "ticket_sale"]) | Q(ticket__isnull=False),
+                name="cashtx_ticket_kinds_have_ticket",
+            ),
+            # One instrument, one payout: a second payout of a ticket or a
+            # machine receipt, or a second sale of a ticket, cannot be written.
+            models.UniqueConstraint(
+                fields=["ticket"], condition=Q(kind="ticket_payout"), name="cashtx_one_payout_per_ticket"
+            ),
+            models.UniqueConstraint(
+                fields=["ticket"], condition=Q(kind="ticket_sale"), name="cashtx_one_sale_per_ticket"
+            ),
+            models.UniqueConstraint(
+                fields=["machine_receipt"], condition=Q(kind="receipt_payout"), name="cashtx_one_payout_per_receipt"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="receipt_payout", machine_receipt__isnull=False)
+                | (~Q(kind="receipt_payout") & Q(machine_receipt__isnull=True)),
+                name="cashtx_receipt_payout_has_receipt",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.desk.code}-{self.number:06d} {self.get_kind_display()} {self.amount} EUR"
+
+    @property
+    def receipt_number(self) -> str:
+        return f"{self.casino.code}-{self.desk.code}-{self.number:06d}"
+
+
+def _value_matches_count() -> Q:
+    """amount = count x denomination for counted items; cash has no count."""
+    condition = Q(item=Item.CASH, count__isnull=True)
+    for item, value in DENOMINATIONS.items():
+        condition |= Q(item=item, count__isnull=False, amount=F("count") * value)
+    return condition
+
+
+class Leg(models.Model):
+    """One side of a transaction: an item entering (+) or leaving (-) a place.
+
+    A place is a physical one (a desk or the vault: `desk`) or a counterparty
+    of the casino's books (players, tickets outstanding, over/short, ...).
+    For every item the legs of a transaction sum to zero (a deferred
+    constraint trigger checks it at commit); the table is append-only, and
+    every balance is a sum of legs.
+    """
+
+    transaction = models.ForeignKey(
+        CashTransaction, on_delete=models.PROTECT, related_name="legs", verbose_name=_("transaction")
+    )
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    desk = models.ForeignKey(
+        CashDesk, on_delete=models.PROTECT, null=True, blank=True, related_name="legs", verbose_name=_("desk")
+    )
+    counterparty = models.CharField(
+        max_length=12, choices=Counterparty.choices, blank=True, verbose_name=_("counterparty")
+    )
+    shift = models.ForeignKey(
+        Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="legs", verbose_name=_("shift")
+    )
+    item = models.CharField(max_length=10, choices=Item.choices, verbose_name=_("item"))
+    count = models.IntegerField(
+        null=True, blank=True, help_text=_("Pieces, for chips and tokens."), verbose_name=_("count")
+    )
+    amount = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        help_text=_("Value in EUR; + into, - out of the place."),
+        verbose_name=_("amount"),
+    )
+
+    class Meta:
+        verbose_name = _("leg")
+        verbose_name_plural = _("legs")
+        indexes = [
+            models.Index(fields=["desk", "item"], name="leg_desk_item_idx"),
+            models.Index(fields=["shift", "item"], name="leg_shift_item_idx"),
+            models.Index(fields=["casino", "counterparty"], name="leg_casino_counterparty_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(item__in=ALL_ITEMS), name="leg_item_valid"),
+            models.CheckConstraint(condition=~Q(amount=0), name="leg_amount_not_zero"),
+            models.CheckConstraint(condition=_value_matches_count(), name="leg_value_matches_count"),
+            models.CheckConstraint(
+                condition=(Q(desk__isnull=False) & Q(counterparty=""))
+                | (Q(desk__isnull=True) & Q(counterparty__in=Counterparty.values) & Q(shift__isnull=True)),
+                name="leg_one_place",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.desk_id or self.counterparty} {self.item} {self.amount:+} EUR"

@@ -1,0 +1,179 @@
+"""Cash desks, the vault, shifts and their counts."""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+
+from cashdesk.items import Item
+from machines.models import Casino
+
+
+class CashDesk(models.Model):
+    """A cash desk of a casino, or the casino's vault (kind=vault, one per casino, no shifts)."""
+
+    class Kind(models.TextChoices):
+        DESK = "desk", _("Cash desk")
+        VAULT = "vault", _("Vault")
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="desks", verbose_name=_("casino"))
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK, verbose_name=_("kind"))
+    code = models.CharField(max_length=16, verbose_name=_("code"))
+    name = models.CharField(max_length=64, verbose_name=_("name"))
+    cash_limit = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("50000.00"),
+        help_text=_("Cash above this goes to the vault."),
+        verbose_name=_("cash limit"),
+    )
+    cash_limit_enforced = models.BooleanField(
+        default=True,
+        help_text=_("Refuse cash coming in above the limit; otherwise only warn."),
+        verbose_name=_("cash limit enforced"),
+    )
+    # Counters behind receipt numbers and the desk's ticket sequence; only
+    # services increment them, under a row lock.
+    last_receipt_number = models.PositiveIntegerField(default=0, editable=False, verbose_name=_("last receipt number"))
+    last_ticket_sequence = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("last ticket sequence")
+    )
+
+    class Meta:
+        verbose_name = _("cash desk")
+        verbose_name_plural = _("cash desks")
+        ordering = ["casino", "code"]
+        permissions = [
+            ("operate_desk", "Work a cash-desk shift (cashier)"),
+            ("record_receipt", "Record machine receipts (floor attendant)"),
+            ("supervise_desk", "Approve reversals and transfers, resolve and void tickets (shift supervisor)"),
+            ("decide_hold", "Decide held tickets (shift supervisor, compliance officer)"),
+            ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
+            ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "code"], name="cashdesk_code_unique_per_casino"),
+            models.UniqueConstraint(fields=["casino"], condition=Q(kind="vault"), name="cashdesk_one_vault_per_casino"),
+            models.CheckConstraint(condition=Q(kind__in=["desk", "vault"]), name="cashdesk_kind_valid"),
+            models.CheckConstraint(condition=Q(cash_limit__gte=0), name="cashdesk_cash_limit_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.casino.code})"
+
+
+class Shift(models.Model):
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("desk"))
+    cashier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("cashier")
+    )
+    opened_at = models.DateTimeField(verbose_name=_("opened at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+    previous = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="next",
+        help_text=_("Handed over from."),
+        verbose_name=_("previous"),
+    )
+
+    class Meta:
+        verbose_name = _("shift")
+        verbose_name_plural = _("shifts")
+        ordering = ["-opened_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["desk"], condition=Q(closed_at__isnull=True), name="shift_one_open_per_desk"
+            ),
+            models.UniqueConstraint(
+                fields=["cashier"], condition=Q(closed_at__isnull=True), name="shift_one_open_per_cashier"
+            ),
+            models.CheckConstraint(
+                condition=Q(closed_at__isnull=True) | Q(closed_at__gte=F("opened_at")), name="shift_closes_after_open"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Shift {self.pk} at {self.desk.code} ({self.cashier})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class ShiftCount(models.Model):
+    """A count of a desk (at opening, handover, closing) or of the vault. Lines hold counted, expected, variance.
+
+    Its differences are posted to the books (`transaction`) so that a place's
+    book balance equals its last count.
+    """
+
+    class Kind(models.TextChoices):
+        OPENING = "opening", _("Opening float")
+        HANDOVER = "handover", _("Handover")
+        CLOSING = "closing", _("Closing")
+        VAULT = "vault", _("Vault count")
+
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="counts", verbose_name=_("desk"))
+    shift = models.ForeignKey(
+        Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="counts", verbose_name=_("shift")
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("kind"))
+    counted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("counted by")
+    )
+    counted_at = models.DateTimeField(verbose_name=_("counted at"))
+    transaction = models.OneToOneField(
+        "cashdesk.CashTransaction",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="count",
+        help_text=_("The posting of the count's differences, if any."),
+        verbose_name=_("transaction"),
+    )
+
+    class Meta:
+        verbose_name = _("shift count")
+        verbose_name_plural = _("shift counts")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["shift", "kind"], condition=Q(shift__isnull=False), name="shiftcount_one_per_kind"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["opening", "handover", "closing"], shift__isnull=False)
+                | Q(kind="vault", shift__isnull=True),
+                name="shiftcount_kind_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} count of {self.desk_id}"
+
+
+class ShiftCountLine(models.Model):
+    count = models.ForeignKey(ShiftCount, on_delete=models.PROTECT, related_name="lines", verbose_name=_("count"))
+    item = models.CharField(max_length=10, choices=Item.choices, verbose_name=_("item"))
+    counted_amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("counted amount"))
+    expected_amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("expected amount"))
+    variance = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text=_("Counted minus expected."), verbose_name=_("variance")
+    )
+
+    class Meta:
+        verbose_name = _("shift count line")
+        verbose_name_plural = _("shift count lines")
+        constraints = [
+            models.UniqueConstraint(fields=["count", "item"], name="shiftcountline_one_per_item"),
+            models.CheckConstraint(condition=Q(counted_amount__gte=0), name="shiftcountline_counted_not_negative"),
+            models.CheckConstraint(
+                condition=Q(variance=F("counted_amount") - F("expected_amount")), name="shiftcountline_variance_exact"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item}: counted {self.counted_amount}, expected {self.expected_amount}"

@@ -1,0 +1,212 @@
+"""What the desk pays or moves besides tickets: transfers, reversals, machine receipts, smart cards, holds."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from cashdesk.models.books import CashTransaction
+from cashdesk.models.desks import Shift
+from machines.models import Casino, Machine
+
+
+class Transfer(models.Model):
+    """A cash drop to the vault or a fill from it: requested at the desk, approved by a supervisor."""
+
+    class Direction(models.TextChoices):
+        DROP = "drop", _("Drop to the vault")
+        FILL = "fill", _("Fill from the vault")
+
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers", verbose_name=_("shift"))
+    direction = models.CharField(max_length=4, choices=Direction.choices, verbose_name=_("direction"))
+    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("requested by")
+    )
+    requested_at = models.DateTimeField(verbose_name=_("requested at"))
+    transaction = models.OneToOneField(
+        CashTransaction,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="transfer",
+        verbose_name=_("transaction"),
+    )
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+
+    class Meta:
+        verbose_name = _("transfer")
+        verbose_name_plural = _("transfers")
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="transfer_amount_positive"),
+            models.CheckConstraint(condition=Q(direction__in=["drop", "fill"]), name="transfer_direction_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_direction_display()} {self.amount} EUR"
+
+
+class ReversalRequest(models.Model):
+    """A cashier asks to correct a transaction; a supervisor other than the cashier approves."""
+
+    original = models.OneToOneField(
+        CashTransaction, on_delete=models.PROTECT, related_name="reversal_request", verbose_name=_("original")
+    )
+    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("requested by")
+    )
+    requested_at = models.DateTimeField(verbose_name=_("requested at"))
+    reversal = models.OneToOneField(
+        CashTransaction,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reversal_of_request",
+        verbose_name=_("reversal"),
+    )
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+
+    class Meta:
+        verbose_name = _("reversal request")
+        verbose_name_plural = _("reversal requests")
+
+    def __str__(self) -> str:
+        return f"Reversal of {self.original_id}: {self.reason}"
+
+
+class MachineReceipt(models.Model):
+    """A receipt filled in by a floor attendant when a token machine cannot pay (casino rules §1)."""
+
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="machine_receipts", verbose_name=_("casino")
+    )
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="receipts", verbose_name=_("machine"))
+    number = models.PositiveIntegerField(help_text=_("Per casino."), verbose_name=_("number"))
+    # Printed on the paper beside the number: the number alone (a sequence)
+    # does not identify a receipt to the cash desk.
+    check_code = models.CharField(max_length=8, verbose_name=_("check code"))
+    amount = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text=_("Unpaid credits in EUR."), verbose_name=_("amount")
+    )
+    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("created by")
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    paid_by = models.OneToOneField(
+        CashTransaction,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid by"),
+    )
+
+    class Meta:
+        verbose_name = _("machine receipt")
+        verbose_name_plural = _("machine receipts")
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "number"], name="machinereceipt_number_unique_per_casino"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="machinereceipt_amount_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Receipt {self.casino.code}-{self.number:06d} ({self.amount} EUR)"
+
+
+class SmartCardRead(models.Model):
+    transaction = models.OneToOneField(
+        CashTransaction, on_delete=models.PROTECT, related_name="smart_card", verbose_name=_("transaction")
+    )
+    card_number = models.CharField(max_length=32, verbose_name=_("card number"))
+    # The card's own transaction counter: with the card number it identifies
+    # one read, and one read is paid once. Reads before counters were kept have none.
+    card_counter = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("card counter"))
+    credits = models.DecimalField(
+        max_digits=12, decimal_places=3, help_text=_("As read from the card, in EUR."), verbose_name=_("credits")
+    )
+
+    class Meta:
+        verbose_name = _("smart card read")
+        verbose_name_plural = _("smart card reads")
+        constraints = [
+            models.CheckConstraint(condition=Q(credits__gt=0), name="smartcardread_credits_positive"),
+            models.UniqueConstraint(
+                fields=["card_number", "card_counter"],
+                condition=Q(card_counter__isnull=False),
+                name="smartcardread_one_per_card_counter",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Card {self.card_number}: {self.credits} EUR"
+
+
+class HoldCase(models.Model):
+    """A suspicious ticket refused at the desk; the decision is due within 14 days (casino rules §1.7)."""
+
+    class Reason(models.TextChoices):
+        SUSPECTED_COPY = "suspected_copy", _("Suspected copy")
+        FORGERY = "forgery", _("Suspected forgery")
+        DAMAGE = "damage", _("Torn, damaged or altered")
+        OTHER_OWNER = "other_owner", _("Belongs to someone else")
+        ALREADY_PAID = "already_paid", _("Suspected already paid")
+
+    class Decision(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        PAY = "pay", _("Pay")
+        REFUSE = "refuse", _("Refuse")
+
+    ticket = models.ForeignKey(
+        "tickets.Ticket", on_delete=models.PROTECT, related_name="hold_cases", verbose_name=_("ticket")
+    )
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="hold_cases", verbose_name=_("casino"))
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="hold_cases", verbose_name=_("shift"))
+    reason = models.CharField(max_length=16, choices=Reason.choices, verbose_name=_("reason"))
+    note = models.CharField(max_length=255, blank=True, verbose_name=_("note"))
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("opened by")
+    )
+    presented_at = models.DateTimeField(verbose_name=_("presented at"))
+    decision_due = models.DateField(verbose_name=_("decision due"))
+    overdue_since = models.DateTimeField(null=True, blank=True, verbose_name=_("overdue since"))
+    decision = models.CharField(
+        max_length=8, choices=Decision.choices, default=Decision.PENDING, verbose_name=_("decision")
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("decided at"))
+    decision_note = models.CharField(max_length=255, blank=True, verbose_name=_("decision note"))
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+
+    class Meta:
+        verbose_name = _("hold case")
+        verbose_name_plural = _("hold cases")
+        ordering = ["decision_due", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ticket"], condition=Q(decision="pending"), name="holdcase_one_pending_per_ticket"
+            ),
+            models.CheckConstraint(
+                condition=Q(decision="pending", decided_by__isnull=True, decided_at__isnull=True)
+                | (~Q(decision="pending") & Q(decided_by__isnull=False, decided_at__isnull=False)),
+                name="holdcase_decided_fields_match",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hold case {self.pk} ({self.get_decision_display()})"

@@ -1,0 +1,43 @@
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from machines.models import Casino
+
+
+class StaffAssignment(models.Model):
+    """Which casino a member of staff works in; every page shows only that casino's data."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignment", verbose_name=_("user")
+    )
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="staff", verbose_name=_("casino"))
+
+    class Meta:
+        verbose_name = _("staff assignment")
+        verbose_name_plural = _("staff assignments")
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.casino.code}"
+
+
+class StaffPreference(models.Model):
+    """What a member of staff chose for their own screens: the language (lt or en)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference", verbose_name=_("user")
+    )
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="lt", verbose_name=_("language"))
+
+    class Meta:
+        verbose_name = _("staff preference")
+        verbose_name_plural = _("staff preferences")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(language__in=[code for code, _name in settings.LANGUAGES]),
+                name="staffpreference_language_known",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language}"

@@ -1,0 +1,245 @@
+"""The ticket's transitions at the cash desk: payout, sale, hold, hold decision, void, stuck resolution.
+
+The desk (cashdesk) calls these and never sets a ticket's state itself. One
+function says whether a ticket may be paid in cash now; the payout, the hold,
+the hold's decision and the supervisor's screens all ask it. Every transition
+is a compare-and-set on the state it read under the ticket's row lock, and
+its row count is checked.
+"""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from tickets.exceptions import TicketNotFound, TicketRefused
+from tickets.models import Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
+from tickets.money import format_money
+from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.services import create_ticket_with_fresh_number, record_ticket_event, ticket_expiry_for
+
+
+def desk_number(raw: str) -> str:
+    try:
+        return parse_validation_number(raw)
+    except InvalidValidationNumber:
+        raise TicketRefused(
+            "invalid_number", _("This is not a valid ticket number (18 digits; the check digit is wrong).")
+        ) from None
+
+
+def ticket_lock(*, casino_id: int, validation_number: str) -> Ticket:
+    """The casino's ticket, row-locked without joins (after a wait PostgreSQL re-reads the locked row only)."""
+    ticket = Ticket.objects.select_for_update().filter(casino_id=casino_id, validation_number=validation_number).first()
+    if ticket is None:
+        raise TicketNotFound("not_found", _("No such ticket in this casino. Tickets of other casinos are not paid."))
+    return ticket
+
+
+def _where_paid(ticket: Ticket) -> str:
+    when = timezone.localtime(ticket.redeemed_at).strftime("%Y-%m-%d %H:%M:%S") if ticket.redeemed_at else "?"
+    if ticket.redeemed_by_machine_id is not None:
+        machine = ticket.redeemed_by_machine
+        return _("Already paid on %(when)s into machine %(machine)s.") % {
+            "when": when,
+            "machine": machine.asset_number if machine else "?",
+        }
+    event = TicketEvent.objects.filter(ticket=ticket, kind=TicketEventKind.REDEEMED).first()
+    details = event.details if event is not None else {}
+    if not details.get("receipt"):
+        return _("Already paid on %(when)s at the cash desk.") % {"when": when}
+    return _("Already paid on %(when)s at %(desk)s (receipt %(receipt)s).") % {
+        "when": when,
+        "desk": details.get("desk_name") or details.get("desk", "?"),
+        "receipt": details["receipt"],
+    }
+
+
+def ticket_cash_refusal(ticket: Ticket, now: dt.datetime) -> tuple[str, str] | None:
+    """Why the cash desk may not pay this ticket now, in plain words; None if it may.
+
+    The one rule for paying a ticket in cash: the payout, the hold, the hold's
+    decision and the supervisor's screens all ask it.
+    """
+    state = ticket.state
+    if state == TicketState.REDEEMED:
+        return "already_redeemed", _where_paid(ticket)
+    if state == TicketState.REDEEM_PENDING:
+        holder = ticket.holder_machine.asset_number if ticket.holder_machine else "?"
+        return "pending_elsewhere", _("Machine %(machine)s is redeeming this ticket right now.") % {"machine": holder}
+    if state == TicketState.VOID:
+        return "void", _("The ticket is void and is not paid.")
+    if state == TicketState.PENDING_PRINT:
+        return "not_printed", _("The machine never confirmed printing this ticket; it is not valid.")
+    # Promotional credits are played, never paid in cash: on every path, a hold's included.
+    if ticket.ticket_type != TicketType.CASHABLE:
+        return "not_cashable", _("Promotional tickets are played at machines, not paid in cash.")
+    if state == TicketState.ON_HOLD:
+        # Presented in time and cleared: paid even after the expiry date (casino rules §1.7).
+        if ticket.hold_cleared_at is not None:
+            return None
+        return "on_hold", _("The ticket is on hold awaiting a decision; it cannot be paid yet.")
+    if state == TicketState.EXPIRED or now > ticket.expires_at:
+        expiry = timezone.localtime(ticket.expires_at).strftime("%Y-%m-%d %H:%M")
+        return "expired", _("The ticket expired on %(when)s and is not paid.") % {"when": expiry}
+    return None
+
+
+def _move(ticket: Ticket, *, to: str, at: dt.datetime, **fields: Any) -> None:
+    """Compare-and-set from the state read under the lock; exactly one row must change."""
+    changed = Ticket.objects.filter(pk=ticket.pk, state=ticket.state).update(state=to, **fields)
+    if changed != 1:
+        raise TicketRefused("invalid_state", _("The ticket changed while this was being done; scan it again."))
+    ticket.state = to
+    for name, value in fields.items():
+        setattr(ticket, name, value)
+
+
+def ticket_refusal_record(*, ticket: Ticket, user: User, code: str, at: dt.datetime, details: dict[str, Any]) -> None:
+    """A refused presentation is recorded: second presentations are how copies are found."""
+    record_ticket_event(
+        ticket, TicketEventKind.REFUSED, at=at, from_state=ticket.state, user=user, reason=code, details=details
+    )
+
+
+def ticket_redeem_in_cash(
+    *, ticket: Ticket, user: User, at: dt.datetime, details: dict[str, Any], printed_amount: Decimal | None = None
+) -> None:
+    """The desk paid the ticket: redeemed, with its event (and the mismatch, if the paper said otherwise)."""
+    refusal = ticket_cash_refusal(ticket, at)
+    if refusal is not None:
+        raise TicketRefused(refusal[0], refusal[1], ticket)
+    from_state = ticket.state
+    _move(ticket, to=TicketState.REDEEMED, at=at, redeemed_at=at, redeemed_by_user=user)
+    record_ticket_event(ticket, TicketEventKind.REDEEMED, at=at, from_state=from_state, user=user, details=details)
+    if printed_amount is not None and printed_amount != ticket.amount:
+        record_ticket_event(
+            ticket,
+            TicketEventKind.AMOUNT_MISMATCH,
+            at=at,
+            from_state=TicketState.REDEEMED,
+            user=user,
+            reason="printed amount differs",
+            details={"printed": str(printed_amount), "system": str(ticket.amount), **details},
+        )
+
+
+def ticket_sell_at_desk(*, issuing_desk: Any, sequence: int, amount: Decimal, user: User, at: dt.datetime) -> Ticket:
+    """A new ticket sold for cash: issued by the desk and valid at once, printed as a voucher."""
+    casino = issuing_desk.casino
+    if amount > casino.max_ticket_amount:
+        raise TicketRefused(
+            "over_limit", _("A ticket may hold at most %(limit)s.") % {"limit": format_money(casino.max_ticket_amount)}
+        )
+    ticket = create_ticket_with_fresh_number(
+        casino=casino,
+        issuing_desk=issuing_desk,
+        sequence=sequence,
+        amount=amount,
+        ticket_type=TicketType.CASHABLE,
+        state=TicketState.ISSUED,
+        issued_at=at,
+        printed_at=at,
+        expires_at=ticket_expiry_for(casino=casino, issued_at=at),
+    )
+    return ticket
+
+
+def ticket_sold_event(*, ticket: Ticket, user: User, at: dt.datetime, receipt: str) -> None:
+    record_ticket_event(ticket, TicketEventKind.SOLD, at=at, user=user, details={"receipt": receipt})
+
+
+def ticket_hold(*, ticket: Ticket, user: User, reason: str, note: str, at: dt.datetime, case: int) -> None:
+    """Put a presented ticket on hold. Only a ticket that may be paid now (or looks payable but is suspected)."""
+    refusal = ticket_cash_refusal(ticket, at)
+    if refusal is not None:
+        raise TicketRefused(refusal[0], refusal[1], ticket)
+    from_state = ticket.state
+    _move(ticket, to=TicketState.ON_HOLD, at=at)
+    record_ticket_event(
+        ticket,
+        TicketEventKind.HELD,
+        at=at,
+        from_state=from_state,
+        user=user,
+        reason=reason,
+        details={"case": case, "note": note[:255]},
+    )
+
+
+def ticket_hold_decided(*, ticket: Ticket, user: User, pay: bool, note: str, at: dt.datetime, case: int) -> None:
+    """The decision on a held ticket: cleared for payment at the desk, or void."""
+    if ticket.state != TicketState.ON_HOLD:
+        raise TicketRefused("invalid_state", _("The ticket is no longer on hold."), ticket)
+    if pay:
+        if ticket.ticket_type != TicketType.CASHABLE:
+            raise TicketRefused("not_cashable", _("Promotional tickets are played at machines, not paid in cash."))
+        if (
+            Ticket.objects.filter(pk=ticket.pk, state=TicketState.ON_HOLD, hold_cleared_at__isnull=True).update(
+                hold_cleared_at=at
+            )
+            != 1
+        ):
+            raise TicketRefused("invalid_state", _("The ticket changed while this was being done; scan it again."))
+        ticket.hold_cleared_at = at
+        record_ticket_event(
+            ticket, TicketEventKind.CLEARED_FOR_PAYMENT, at=at, from_state=ticket.state, user=user, reason=note
+        )
+        return
+    _move(ticket, to=TicketState.VOID, at=at, voided_at=at)
+    record_ticket_event(
+        ticket,
+        TicketEventKind.VOIDED,
+        at=at,
+        from_state=TicketState.ON_HOLD,
+        user=user,
+        reason=note,
+        details={"case": case},
+    )
+
+
+def ticket_void(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | None = None) -> Ticket:
+    """Void a ticket that must never be paid (issued or never printed): a supervisor's act, or a sale reversed."""
+    at = at or timezone.now()
+    if ticket.state not in (TicketState.ISSUED, TicketState.PENDING_PRINT):
+        raise TicketRefused(
+            "invalid_state",
+            _("This ticket is %(state)s; it cannot be voided here.") % {"state": ticket.get_state_display()},
+            ticket,
+        )
+    from_state = ticket.state
+    _move(ticket, to=TicketState.VOID, at=at, voided_at=at)
+    record_ticket_event(ticket, TicketEventKind.VOIDED, at=at, from_state=from_state, user=user, reason=reason)
+    return ticket
+
+
+def ticket_resolve_stuck(
+    *, ticket: Ticket, user: User, credits_taken: bool, meter_reading: str, reason: str, at: dt.datetime | None = None
+) -> Ticket:
+    """Settle a redemption the machine never committed, from its meters: redeemed into it, or valid again."""
+    at = at or timezone.now()
+    if ticket.state != TicketState.REDEEM_PENDING:
+        raise TicketRefused(
+            "invalid_state",
+            _("The ticket is %(state)s, not held by a machine.") % {"state": ticket.get_state_display()},
+            ticket,
+        )
+    holder_id = ticket.holder_machine_id
+    release: dict[str, Any] = {"holder_machine": None, "authorized_at": None, "hold_expires_at": None}
+    if credits_taken:
+        _move(ticket, to=TicketState.REDEEMED, at=at, redeemed_at=at, redeemed_by_machine_id=holder_id, **release)
+    else:
+        _move(ticket, to=TicketState.ISSUED, at=at, **release)
+    record_ticket_event(
+        ticket,
+        TicketEventKind.RESOLVED,
+        at=at,
+        from_state=TicketState.REDEEM_PENDING,
+        user=user,
+        reason=reason,
+        details={"holder_machine": holder_id, "meter_reading": meter_reading[:200]},
+    )
+    return ticket
