@@ -1,3 +1,5 @@
+import re
+import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -8,11 +10,55 @@ from django.utils.translation import gettext_lazy as _
 from cashdesk.items import ALL_ITEMS, CHIPS, Item
 from cashdesk.models import CashDesk, HoldCase
 from compliance.models import Person
-from compliance.services import PersonError, person_find_or_create
+from compliance.services import IdentityDetails
+
+_ASCII_NUMBER = re.compile(r"^\s*[0-9]+([.,][0-9]+)?\s*$")
+
+
+class AsciiDecimalField(forms.DecimalField):
+    """Amounts typed with ASCII digits only: other scripts' digits are refused, not silently read."""
+
+    def to_python(self, value: Any) -> Decimal | None:
+        if isinstance(value, str) and value.strip() and not _ASCII_NUMBER.match(value):
+            raise forms.ValidationError(_("Type the amount with the digits 0-9."), code="invalid")
+        if isinstance(value, str):
+            value = value.replace(",", ".")
+        return super().to_python(value)
+
+
+class AsciiIntegerField(forms.IntegerField):
+    def to_python(self, value: Any) -> int | None:
+        if isinstance(value, str) and value.strip() and not value.strip().isascii():
+            raise forms.ValidationError(_("Type the number with the digits 0-9."), code="invalid")
+        return super().to_python(value)
 
 
 def money_field(label: Any, **kwargs: Any) -> forms.DecimalField:
-    return forms.DecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
+    return AsciiDecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
+
+
+class OperationForm(forms.Form):
+    """A form that changes money or an instrument: it carries a one-time key issued when the page is rendered.
+
+    The service stores the key with what it writes (unique): the same form
+    submitted twice, or twice at once, shows the first result and writes nothing.
+    """
+
+    operation_key = forms.CharField(widget=forms.HiddenInput, max_length=64, min_length=16)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial["operation_key"] = uuid.uuid4().hex
+        self.fields["operation_key"].error_messages["required"] = _(
+            "This form has expired; open it again from the menu."
+        )
+
+    def clean_operation_key(self) -> str:
+        key = str(self.cleaned_data["operation_key"])
+        if not re.fullmatch(r"[0-9a-f]{16,64}", key):
+            raise forms.ValidationError(_("This form has expired; open it again from the menu."))
+        return key
 
 
 class NumberForm(forms.Form):
@@ -23,11 +69,13 @@ class NumberForm(forms.Form):
     )
 
 
-class PersonFieldsForm(forms.Form):
+class PersonFieldsForm(OperationForm):
     """The person a transaction is for: found by personal code or document, or entered new.
 
     Required by the service above the casino's threshold; a returning person
-    needs only the personal code or the document's type and number.
+    needs only the personal code or the document's type and number. The form
+    only carries what was typed: the service finds or creates the person inside
+    the money's transaction, so a refused transaction leaves no personal data.
     """
 
     personal_code = forms.CharField(label=_("Personal code (asmens kodas)"), max_length=20, required=False)
@@ -47,36 +95,32 @@ class PersonFieldsForm(forms.Form):
     nationality = forms.CharField(label=_("Nationality"), max_length=2, initial="LT", required=False)
     address = forms.CharField(label=_("Address"), max_length=255, required=False)
 
-    def person(self) -> Person | None:
+    def identity(self) -> IdentityDetails | None:
         data = self.cleaned_data
         if not (data.get("document_number") or data.get("personal_code")):
             return None
-        try:
-            return person_find_or_create(
-                personal_code=data.get("personal_code") or "",
-                document_type=data.get("document_type") or "",
-                document_number=data.get("document_number") or "",
-                document_country=data.get("document_country") or "LT",
-                given_names=data.get("given_names") or "",
-                surnames=data.get("surnames") or "",
-                date_of_birth=data.get("date_of_birth"),
-                nationality=data.get("nationality") or "LT",
-                document_expiry=data.get("document_expiry"),
-                address=data.get("address") or "",
-            )
-        except PersonError as error:
-            self.add_error(None, str(error))
-            raise
+        return IdentityDetails(
+            personal_code=data.get("personal_code") or "",
+            document_type=data.get("document_type") or "",
+            document_number=data.get("document_number") or "",
+            document_country=data.get("document_country") or "LT",
+            given_names=data.get("given_names") or "",
+            surnames=data.get("surnames") or "",
+            date_of_birth=data.get("date_of_birth"),
+            nationality=data.get("nationality") or "LT",
+            document_expiry=data.get("document_expiry"),
+            address=data.get("address") or "",
+        )
 
 
 class PayTicketForm(PersonFieldsForm):
     number = forms.CharField(widget=forms.HiddenInput)
-    printed_amount = forms.DecimalField(
+    printed_amount = AsciiDecimalField(
         label=_("Amount printed on the ticket (if it differs)"), required=False, max_digits=12, decimal_places=3
     )
 
 
-class HoldForm(forms.Form):
+class HoldForm(OperationForm):
     number = forms.CharField(widget=forms.HiddenInput)
     reason = forms.ChoiceField(label=_("Reason"), choices=HoldCase.Reason.choices)
     note = forms.CharField(label=_("Note"), max_length=255, required=False)
@@ -94,35 +138,51 @@ class ChipsForm(PersonFieldsForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for item in CHIPS:
-            self.fields[item] = forms.IntegerField(label=str(Item(item).label), min_value=0, initial=0, required=False)
+            self.fields[item] = AsciiIntegerField(
+                label=str(Item(item).label), min_value=0, max_value=1_000_000, initial=0, required=False
+            )
         self.order_fields(["direction", *CHIPS])
 
     def chips(self) -> dict[str, int]:
         return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}
 
 
-class TokensForm(forms.Form):
+class TokensForm(PersonFieldsForm):
     direction = forms.ChoiceField(
         label=_("Direction"), choices=[("buy", _("Cash for tokens")), ("cashout", _("Tokens for cash"))]
     )
-    count = forms.IntegerField(
-        label=_("Tokens (pieces)"), min_value=1, widget=forms.NumberInput(attrs={"autofocus": True})
+    count = AsciiIntegerField(
+        label=_("Tokens (pieces)"),
+        min_value=1,
+        max_value=1_000_000,
+        widget=forms.NumberInput(attrs={"autofocus": True}),
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.order_fields(["direction", "count"])
 
 
 class SmartCardForm(PersonFieldsForm):
     card_number = forms.CharField(
         label=_("Card number"), max_length=32, widget=forms.TextInput(attrs={"autofocus": True})
     )
-    credits = forms.DecimalField(
+    credits = AsciiDecimalField(
         label=_("Credits read (EUR)"), max_digits=12, decimal_places=3, min_value=Decimal("0.001")
+    )
+    card_counter = AsciiIntegerField(
+        label=_("Card transaction counter (as the reader shows it)"), min_value=0, max_value=2_147_483_647
     )
 
 
 class ReceiptPayoutForm(PersonFieldsForm):
-    receipt_number = forms.IntegerField(
-        label=_("Machine receipt number"), min_value=1, widget=forms.NumberInput(attrs={"autofocus": True})
+    receipt_number = AsciiIntegerField(
+        label=_("Machine receipt number"),
+        min_value=1,
+        max_value=2_147_483_647,
+        widget=forms.NumberInput(attrs={"autofocus": True}),
     )
+    check_code = forms.CharField(label=_("Check code (printed beside the number)"), max_length=8)
 
 
 class CountForm(forms.Form):
@@ -132,12 +192,15 @@ class CountForm(forms.Form):
         super().__init__(*args, **kwargs)
         for item in ALL_ITEMS:
             if item == Item.CASH:
-                self.fields[item] = forms.DecimalField(
+                self.fields[item] = AsciiDecimalField(
                     label=_("Cash (EUR)"), max_digits=12, decimal_places=2, min_value=Decimal("0")
                 )
             else:
-                self.fields[item] = forms.IntegerField(
-                    label=_("%(item)s (pieces)") % {"item": Item(item).label}, min_value=0, initial=0
+                self.fields[item] = AsciiIntegerField(
+                    label=_("%(item)s (pieces)") % {"item": Item(item).label},
+                    min_value=0,
+                    max_value=10_000_000,
+                    initial=0,
                 )
 
     def counted(self) -> dict[str, Decimal | int]:
@@ -161,14 +224,14 @@ class HandoverForm(CountForm):
         )
 
 
-class TransferForm(forms.Form):
+class TransferForm(OperationForm):
     direction = forms.ChoiceField(
         label=_("Direction"), choices=[("drop", _("Drop cash to the vault")), ("fill", _("Fill cash from the vault"))]
     )
     amount = money_field(_("Amount (EUR)"))
 
 
-class ReasonForm(forms.Form):
+class ReasonForm(OperationForm):
     reason = forms.CharField(label=_("Reason"), max_length=255, widget=forms.TextInput(attrs={"autofocus": True}))
 
 

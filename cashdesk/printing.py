@@ -104,7 +104,7 @@ def _item_label(item: str) -> str:
 
 def receipt_pdf(tx: CashTransaction) -> bytes:
     """The 80 mm roll receipt of one cash-desk transaction."""
-    movements = list(tx.movements.filter(desk=tx.desk))
+    movements = list(tx.legs.filter(desk=tx.desk))
     lines = (
         8 + len(movements) + (2 if tx.ticket_id else 0) + (1 if tx.approved_by_id else 0) + (1 if tx.person_id else 0)
     )

@@ -79,3 +79,10 @@ def make_person(
         document_expiry=dt.date.fromisoformat(expiry),
         **extra,
     )
+
+
+def with_key(data: dict, key: str | None = None) -> dict:
+    """A desk form's POST as the rendered page sends it: with its one-time operation key."""
+    import uuid
+
+    return {**data, "operation_key": key or uuid.uuid4().hex}

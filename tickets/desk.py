@@ -123,7 +123,7 @@ def ticket_redeem_in_cash(
             from_state=TicketState.REDEEMED,
             user=user,
             reason="printed amount differs",
-            details={"printed": str(printed_amount), "system": str(ticket.amount), **details},
+            details={"printed": str(printed_amount), "system": str(ticket.amount), "paid": details.get("payout")},
         )
 
 

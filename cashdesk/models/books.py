@@ -80,7 +80,7 @@ COUNTERPARTY_OF_KIND: dict[str, str] = {
 
 
 class CashTransaction(models.Model):
-    """One cash-desk transaction: its movements, audit and receipt number are written together."""
+    """One cash-desk transaction: its legs, audit and receipt number are written together."""
 
     casino = models.ForeignKey(
         Casino, on_delete=models.PROTECT, related_name="cash_transactions", verbose_name=_("casino")

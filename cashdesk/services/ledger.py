@@ -133,7 +133,7 @@ def _check_not_negative(desk: CashDesk, lines: list[Line]) -> None:
 
 
 def _check_cash_limit(desk: CashDesk, kind: str, lines: list[Line]) -> None:
-    """Cash coming in may not take a desk above its limit (DOMAIN.md: "лимит кассы"); above it, cash goes to the vault."""
+    """Cash coming in may not take a desk above its limit (DOMAIN.md, "лимит кассы"); above it goes to the vault."""
     if kind not in CASH_IN_KINDS or desk.kind != CashDesk.Kind.DESK or not desk.cash_limit_enforced:
         return
     incoming = sum((line.amount for line in lines if line.item == Item.CASH), ZERO)

@@ -56,20 +56,21 @@ def _difference_lines(counted: dict[str, Decimal], expected: dict[str, Decimal])
 
 
 def _write_count(
-    *,
-    desk: CashDesk,
-    shift: Shift | None,
-    kind: str,
-    user: User,
-    counted: dict[str, Decimal],
-    expected: dict[str, Decimal],
+    *, desk: CashDesk, shift: Shift | None, kind: str, user: User, counted: dict[str, Decimal]
 ) -> ShiftCount:
-    """Record the count and post its differences, so that the place's book balance becomes the count."""
+    """Record the count and post its differences, so that the place's book balance becomes the count.
+
+    Call with the place's row locked. The expected figures are the book
+    balance; a place's very first count has nothing to compare with, so it is
+    its own expectation and its stock enters the books from opening balances.
+    """
     now = timezone.now()
-    lines = _difference_lines(counted, expected)
+    book = place_balances(desk)
+    first_count = not Leg.objects.filter(desk=desk).exists()
+    expected = dict(counted) if first_count else book
+    lines = _difference_lines(counted, book)
     posting = None
     if lines:
-        first_count = not Leg.objects.filter(desk=desk).exists()
         posting = post_transaction(
             shift=shift,
             desk=desk,
@@ -118,7 +119,6 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
                 kind=ShiftCount.Kind.OPENING,
                 user=cashier,
                 counted=amounts,
-                expected=place_balances(locked),
             )
     except IntegrityError:
         if Shift.objects.filter(desk=desk, closed_at__isnull=True).exists():
@@ -140,7 +140,6 @@ def shift_close(*, shift: Shift, user: User, counted: dict[str, Decimal | int]) 
             kind=ShiftCount.Kind.CLOSING,
             user=user,
             counted=amounts,
-            expected=place_balances(desk),
         )
         Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
     return count
@@ -161,7 +160,6 @@ def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int
             kind=ShiftCount.Kind.HANDOVER,
             user=user,
             counted=amounts,
-            expected=place_balances(desk),
         )
         Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
         try:
@@ -179,7 +177,6 @@ def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int
             kind=ShiftCount.Kind.OPENING,
             user=next_cashier,
             counted=amounts,
-            expected=amounts,
         )
     return successor
 
@@ -199,5 +196,4 @@ def vault_count(*, vault: CashDesk, user: User, counted: dict[str, Decimal | int
             kind=ShiftCount.Kind.VAULT,
             user=user,
             counted=amounts,
-            expected=place_balances(locked),
         )

@@ -91,7 +91,12 @@ def ticket_payout(
                     user=user,
                     at=now,
                     printed_amount=printed_amount,
-                    details={"receipt": tx.receipt_number, "payout": str(payout), "desk": desk.code},
+                    details={
+                        "receipt": tx.receipt_number,
+                        "payout": str(payout),
+                        "desk": desk.code,
+                        "desk_name": desk.name,
+                    },
                 )
             return tx
         code, message = refusal

@@ -17,7 +17,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import CashDesk, CashTransaction, Shift
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
-from compliance.services import PersonError
+from casino_office.errors import DomainError
 from tickets.models import Ticket
 from tickets.money import cash_payout, format_money
 
@@ -116,10 +116,8 @@ def _attempt(form: Any, action: Any) -> CashTransaction | None:
         return None
     try:
         return action(form)
-    except CashDeskError as error:
+    except DomainError as error:
         form.add_error(None, error.message)
-    except PersonError:
-        pass  # the form already carries the reason
     return None
 
 
@@ -143,8 +141,9 @@ def ticket_pay(request: StaffRequest) -> HttpResponse:
             shift=shift,
             user=request.user,
             validation_number=f.cleaned_data["number"],
-            person=f.person(),
+            identity=f.identity(),
             printed_amount=f.cleaned_data.get("printed_amount"),
+            operation_key=f.cleaned_data["operation_key"],
         ),
     )
     if tx is not None:
@@ -173,6 +172,7 @@ def ticket_hold(request: StaffRequest) -> HttpResponse:
                 validation_number=form.cleaned_data["number"],
                 reason=form.cleaned_data["reason"],
                 note=form.cleaned_data["note"],
+                operation_key=form.cleaned_data["operation_key"],
             )
         except CashDeskError as error:
             messages.error(request, error.message)
@@ -200,13 +200,25 @@ def _simple(template_title: Any, form_class: Any, call: Any) -> Any:
 sell = _simple(
     gettext_lazy("Sell a ticket"),
     forms.SellForm,
-    lambda r, s, f: services.ticket_sell(shift=s, user=r.user, amount=f.cleaned_data["amount"], person=f.person()),
+    lambda r, s, f: services.ticket_sell(
+        shift=s,
+        user=r.user,
+        amount=f.cleaned_data["amount"],
+        identity=f.identity(),
+        operation_key=f.cleaned_data["operation_key"],
+    ),
 )
 
 
 def _chips(request: StaffRequest, shift: Shift, form: forms.ChipsForm) -> CashTransaction:
     call = services.chips_buy if form.cleaned_data["direction"] == "buy" else services.chips_cashout
-    return call(shift=shift, user=request.user, chips=form.chips(), person=form.person())
+    return call(
+        shift=shift,
+        user=request.user,
+        chips=form.chips(),
+        identity=form.identity(),
+        operation_key=form.cleaned_data["operation_key"],
+    )
 
 
 chips = _simple(gettext_lazy("Value chips"), forms.ChipsForm, _chips)
@@ -214,7 +226,13 @@ chips = _simple(gettext_lazy("Value chips"), forms.ChipsForm, _chips)
 
 def _tokens(request: StaffRequest, shift: Shift, form: forms.TokensForm) -> CashTransaction:
     call = services.tokens_buy if form.cleaned_data["direction"] == "buy" else services.tokens_cashout
-    return call(shift=shift, user=request.user, count=form.cleaned_data["count"])
+    return call(
+        shift=shift,
+        user=request.user,
+        count=form.cleaned_data["count"],
+        identity=form.identity(),
+        operation_key=form.cleaned_data["operation_key"],
+    )
 
 
 tokens = _simple(gettext_lazy("Slot tokens"), forms.TokensForm, _tokens)
@@ -226,14 +244,21 @@ smartcard = _simple(
         user=r.user,
         card_number=f.cleaned_data["card_number"],
         credits=f.cleaned_data["credits"],
-        person=f.person(),
+        card_counter=f.cleaned_data["card_counter"],
+        identity=f.identity(),
+        operation_key=f.cleaned_data["operation_key"],
     ),
 )
 receipt_payout = _simple(
     gettext_lazy("Pay a machine receipt"),
     forms.ReceiptPayoutForm,
     lambda r, s, f: services.machine_receipt_pay(
-        shift=s, user=r.user, number=f.cleaned_data["receipt_number"], person=f.person()
+        shift=s,
+        user=r.user,
+        number=f.cleaned_data["receipt_number"],
+        check_code=f.cleaned_data["check_code"],
+        identity=f.identity(),
+        operation_key=f.cleaned_data["operation_key"],
     ),
 )
 
@@ -251,6 +276,7 @@ def transfer(request: StaffRequest) -> HttpResponse:
                 user=request.user,
                 direction=form.cleaned_data["direction"],
                 amount=form.cleaned_data["amount"],
+                operation_key=form.cleaned_data["operation_key"],
             )
         except CashDeskError as error:
             form.add_error(None, error.message)
@@ -269,7 +295,12 @@ def reversal(request: StaffRequest, pk: int) -> HttpResponse:
     form = forms.ReasonForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            services.reversal_request(original=original, user=request.user, reason=form.cleaned_data["reason"])
+            services.reversal_request(
+                original=original,
+                user=request.user,
+                reason=form.cleaned_data["reason"],
+                operation_key=form.cleaned_data["operation_key"],
+            )
         except CashDeskError as error:
             form.add_error(None, error.message)
         else:

@@ -14,7 +14,7 @@ FLOAT = {
     "chip_5": 100,
     "chip_1": 200,
     "chip_0_50": 200,
-    "token": 1000,
+    "token": 2000,
 }
 
 
@@ -50,7 +50,7 @@ def manager(db):
 
 @pytest.fixture
 def desk(casino):
-    return CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("30000.00"))
+    return CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
 
 
 @pytest.fixture

@@ -86,5 +86,10 @@ def test_overdue_cases_are_marked_after_the_due_day(held, casino):
 def test_only_a_valid_ticket_is_put_on_hold(api, shift, cashier):
     number = api.issued_ticket()
     services.ticket_payout(shift=shift, user=cashier, validation_number=number)
-    with pytest.raises(CashDeskError, match="Only a valid ticket"):
+    with pytest.raises(CashDeskError, match="Already paid") as refused:
         services.ticket_hold(shift=shift, user=cashier, validation_number=number, reason="already_paid")
+    assert refused.value.code == "already_redeemed"
+    assert not HoldCase.objects.exists()
+    assert (
+        Ticket.objects.get(validation_number=number).events.filter(kind="refused", reason="already_redeemed").exists()
+    )

@@ -15,7 +15,7 @@ from django.utils import translation
 from cashdesk import services
 from cashdesk.management.commands.translations import copy_sources, po_path
 from cashdesk.models import StaffAssignment, StaffPreference
-from tests.factories import make_user
+from tests.factories import make_user, with_key
 from tests.i18n_words import english_in, english_words
 from tickets.money import format_money
 
@@ -255,7 +255,7 @@ def test_a_refused_form_says_so_in_lithuanian_and_changes_nothing(casino, cashie
     client = Client(enforce_csrf_checks=True)
     client.force_login(cashier)
     before = shift.transactions.count()
-    response = client.post("/desk/sell/", {"amount": "50"})
+    response = client.post("/desk/sell/", with_key({"amount": "50"}))
     assert response.status_code == 403
     page = response.content.decode()
     assert "Forma nepriimta" in page

@@ -20,13 +20,18 @@ def _run(kind, amount, *, api, shift, cashier, floor, person):
         return services.ticket_sell(shift=shift, user=cashier, amount=Decimal(amount), person=person)
     if kind == "smartcard_payout":
         return services.smartcard_payout(
-            shift=shift, user=cashier, card_number="SC123", credits=Decimal(amount), person=person
+            shift=shift, user=cashier, card_number="SC123", credits=Decimal(amount), card_counter=1, person=person
         )
     if kind == "receipt_payout":
         receipt = services.machine_receipt_record(
             machine=api.machine, amount=Decimal(amount), reason="hopper empty", user=floor
         )
-        return services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, person=person)
+        return services.machine_receipt_pay(
+            shift=shift, user=cashier, number=receipt.number, check_code=receipt.check_code, person=person
+        )
+    if kind.startswith("tokens"):
+        call = services.tokens_buy if kind == "tokens_buy" else services.tokens_cashout
+        return call(shift=shift, user=cashier, count=int(Decimal(amount)), person=person)
     # Chips in whole pieces: 1000.00 = 2x500; 1000.50 = 2x500 + 1x0.50 (the nearest chips above the line).
     chips = {"chip_500": 2} if amount == "1000.00" else {"chip_500": 2, "chip_0_50": 1}
     if kind == "chips_buy":
@@ -34,7 +39,21 @@ def _run(kind, amount, *, api, shift, cashier, floor, person):
     return services.chips_cashout(shift=shift, user=cashier, chips=chips, person=person)
 
 
-KINDS = ["ticket_payout", "ticket_sale", "smartcard_payout", "receipt_payout", "chips_buy", "chips_cashout"]
+KINDS = [
+    "ticket_payout",
+    "ticket_sale",
+    "smartcard_payout",
+    "receipt_payout",
+    "chips_buy",
+    "chips_cashout",
+    "tokens_buy",
+    "tokens_cashout",
+]
+
+
+def _just_above(kind: str) -> str:
+    """The smallest amount above the threshold each kind can have: chips by 0.50, tokens by 1 EUR."""
+    return {"chips": "1000.50", "tokens": "1001.00"}.get(kind.split("_")[0], "1000.01")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -46,7 +65,7 @@ def test_at_the_threshold_no_identity_is_needed(kind, api, shift, cashier, floor
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_above_the_threshold_identity_is_required(kind, api, shift, cashier, floor):
-    amount = "1000.50" if kind.startswith("chips") else "1000.01"
+    amount = _just_above(kind)
     before = CashTransaction.objects.count()
     with pytest.raises(CashDeskError) as refused:
         _run(kind, amount, api=api, shift=shift, cashier=cashier, floor=floor, person=None)
@@ -56,7 +75,7 @@ def test_above_the_threshold_identity_is_required(kind, api, shift, cashier, flo
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_above_the_threshold_with_the_person_goes_through(kind, api, shift, cashier, floor, person):
-    amount = "1000.50" if kind.startswith("chips") else "1000.01"
+    amount = _just_above(kind)
     tx = _run(kind, amount, api=api, shift=shift, cashier=cashier, floor=floor, person=person)
     assert tx.person == person
 
@@ -66,10 +85,6 @@ def test_threshold_is_a_casino_setting(api, shift, cashier, floor, casino):
     casino.save()
     with pytest.raises(CashDeskError, match=r"Over €500\.00"):
         _run("ticket_sale", "500.01", api=api, shift=shift, cashier=cashier, floor=floor, person=None)
-
-
-def test_tokens_are_not_subject_to_the_register(shift, cashier):
-    assert services.tokens_cashout(shift=shift, user=cashier, count=1500).person is None
 
 
 def test_database_refuses_an_unidentified_transaction_over_the_threshold(shift, cashier, desk, casino):

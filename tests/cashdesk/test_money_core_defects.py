@@ -180,7 +180,8 @@ def test_a_fill_larger_than_the_vault_holds_is_refused_naming_the_vault(shift, c
 
 
 def test_a_cash_in_above_the_desk_limit_is_refused_until_a_drop(shift, cashier, supervisor, vault, desk, person):
-    # The desk holds 20 000 of its 30 000 limit; reaching the limit is allowed, passing it is not.
+    # The desk holds 20 000 of a 30 000 limit; reaching the limit is allowed, passing it is not.
+    CashDesk.objects.filter(pk=desk.pk).update(cash_limit=Decimal("30000.00"))
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("9000.00"), person=person)
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1000.00"))
     with pytest.raises(CashDeskError) as refused:
@@ -193,7 +194,7 @@ def test_a_cash_in_above_the_desk_limit_is_refused_until_a_drop(shift, cashier, 
 
 
 def test_a_desk_may_treat_its_limit_as_a_warning(shift, cashier, desk, person):
-    CashDesk.objects.filter(pk=desk.pk).update(cash_limit_enforced=False)
+    CashDesk.objects.filter(pk=desk.pk).update(cash_limit=Decimal("30000.00"), cash_limit_enforced=False)
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("9000.00"), person=person)
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1000.00"))
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("5.00"))
@@ -206,9 +207,7 @@ def test_a_desk_may_treat_its_limit_as_a_warning(shift, cashier, desk, person):
 def test_the_same_smart_card_read_is_never_paid_twice(shift, cashier):
     services.smartcard_payout(shift=shift, user=cashier, card_number="SC77", credits=Decimal("40"), card_counter=12)
     with pytest.raises(CashDeskError) as refused:
-        services.smartcard_payout(
-            shift=shift, user=cashier, card_number="SC77", credits=Decimal("40"), card_counter=12
-        )
+        services.smartcard_payout(shift=shift, user=cashier, card_number="SC77", credits=Decimal("40"), card_counter=12)
     assert refused.value.code == "already_paid"
     assert SmartCardRead.objects.count() == 1
     services.smartcard_payout(shift=shift, user=cashier, card_number="SC77", credits=Decimal("5"), card_counter=13)

@@ -1,3 +1,4 @@
+import itertools
 import random
 from collections import Counter
 from decimal import Decimal
@@ -8,7 +9,7 @@ from django.db import IntegrityError, connection, transaction
 from cashdesk import services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS
-from cashdesk.models import CashDesk, Movement
+from cashdesk.models import CashDesk, Leg
 from tests.api.test_races import run_together
 from tests.cashdesk.conftest import FLOAT
 from tests.conftest import MachineClient
@@ -55,6 +56,7 @@ def test_cashier_and_machine_racing_for_tickets_never_both_win(casino):
 
 def test_balances_are_the_opening_plus_every_movement_for_any_sequence(api, shift, cashier, floor, person):
     rng = random.Random(20261202)
+    counters = itertools.count(1)
     operations = [
         lambda: services.chips_buy(
             shift=shift, user=cashier, chips={rng.choice(["chip_5", "chip_25", "chip_100"]): rng.randint(1, 4)}
@@ -69,7 +71,11 @@ def test_balances_are_the_opening_plus_every_movement_for_any_sequence(api, shif
             validation_number=api.issued_ticket(f"{rng.randint(1, 900)}.{rng.randint(0, 999):03d}"),
         ),
         lambda: services.smartcard_payout(
-            shift=shift, user=cashier, card_number="C1", credits=Decimal(rng.randint(1, 9999)) / 100
+            shift=shift,
+            user=cashier,
+            card_number="C1",
+            credits=Decimal(rng.randint(1, 9999)) / 100,
+            card_counter=next(counters),
         ),
     ]
     for _ in range(60):
@@ -78,7 +84,8 @@ def test_balances_are_the_opening_plus_every_movement_for_any_sequence(api, shif
     balances = services.shift_balances(shift)
     opening = services.count_amounts(FLOAT)
     for item in ALL_ITEMS:
-        moved = sum((m.amount for m in Movement.objects.filter(shift=shift, item=item)), Decimal("0"))
+        legs = Leg.objects.filter(shift=shift, item=item).exclude(transaction__kind="count")
+        moved = sum((leg.amount for leg in legs), Decimal("0"))
         assert balances[item] == opening[item] + moved
 
     # Counting exactly what the ledger expects reconciles to the cent.
@@ -93,18 +100,50 @@ def test_balances_are_the_opening_plus_every_movement_for_any_sequence(api, shif
 def test_ledger_rows_cannot_be_changed_or_deleted(shift, cashier):
     tx = services.tokens_buy(shift=shift, user=cashier, count=3)
     with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
-        Movement.objects.filter(transaction=tx).update(amount=Decimal("1.00"))
+        Leg.objects.filter(transaction=tx).update(amount=Decimal("1.00"))
     with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
-        Movement.objects.filter(transaction=tx).delete()
+        Leg.objects.filter(transaction=tx).delete()
     with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
         type(tx).objects.filter(pk=tx.pk).update(amount=Decimal("1.00"))
 
 
-def test_movement_value_must_match_its_count(shift, cashier):
+def test_leg_value_must_match_its_count(shift, cashier):
     tx = services.tokens_buy(shift=shift, user=cashier, count=3)
+    casino = shift.desk.casino
     with pytest.raises(IntegrityError), transaction.atomic():
-        Movement.objects.create(
-            transaction=tx, desk=shift.desk, shift=shift, item="chip_100", count=2, amount=Decimal("150")
+        Leg.objects.create(
+            transaction=tx, casino=casino, desk=shift.desk, shift=shift, item="chip_100", count=2, amount=Decimal("150")
         )
     with pytest.raises(IntegrityError), transaction.atomic():
-        Movement.objects.create(transaction=tx, desk=shift.desk, shift=shift, item="cash", count=2, amount=Decimal("2"))
+        Leg.objects.create(
+            transaction=tx, casino=casino, desk=shift.desk, shift=shift, item="cash", count=2, amount=Decimal("2")
+        )
+
+
+def test_the_database_refuses_an_unbalanced_transaction_at_commit(shift, cashier):
+    """Written with SQL, around every service: the deferred trigger still refuses it."""
+    tx = services.tokens_buy(shift=shift, user=cashier, count=3)
+    with (
+        pytest.raises(IntegrityError, match="unbalanced in cash"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(
+            "INSERT INTO cashdesk_leg (transaction_id, casino_id, desk_id, shift_id, counterparty, item, amount)"
+            " VALUES (%s, %s, %s, %s, '', 'cash', 5.00)",
+            [tx.pk, shift.desk.casino_id, shift.desk_id, shift.pk],
+        )
+        # What COMMIT would do: run the deferred checks now.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+def test_a_balanced_set_of_legs_written_with_sql_is_accepted(shift, cashier):
+    tx = services.tokens_buy(shift=shift, user=cashier, count=3)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO cashdesk_leg (transaction_id, casino_id, desk_id, shift_id, counterparty, item, amount)"
+            " VALUES (%s, %s, %s, %s, '', 'cash', 5.00), (%s, %s, NULL, NULL, 'players', 'cash', -5.00)",
+            [tx.pk, shift.desk.casino_id, shift.desk_id, shift.pk, tx.pk, shift.desk.casino_id],
+        )
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    assert Leg.objects.filter(transaction=tx).count() == 6

@@ -14,7 +14,7 @@ def test_open_records_the_float_as_the_opening_count(shift):
     assert balances["cash"] == Decimal("20000.00")
     assert balances["chip_500"] == Decimal("10000")
     assert balances["chip_0_50"] == Decimal("100.00")
-    assert balances["token"] == Decimal("1000")
+    assert balances["token"] == Decimal("2000")
     opening = shift.counts.get(kind="opening")
     assert {line.item: line.variance for line in opening.lines.all()} == dict.fromkeys(balances, Decimal("0"))
 
@@ -79,7 +79,7 @@ def test_only_the_shifts_cashier_works_it(shift, cashier2):
 
 def test_handover_closes_with_a_count_and_opens_the_next_shift(shift, cashier, cashier2):
     services.tokens_buy(shift=shift, user=cashier, count=10)
-    counted = {**FLOAT, "cash": Decimal("20010.00"), "token": 990}
+    counted = {**FLOAT, "cash": Decimal("20010.00"), "token": 1990}
 
     successor = services.shift_handover(shift=shift, user=cashier, counted=counted, next_cashier=cashier2)
 
@@ -88,7 +88,7 @@ def test_handover_closes_with_a_count_and_opens_the_next_shift(shift, cashier, c
     handover = shift.counts.get(kind=ShiftCount.Kind.HANDOVER)
     assert all(line.variance == 0 for line in handover.lines.all())
     assert services.shift_balances(successor)["cash"] == Decimal("20010.00")
-    assert services.shift_balances(successor)["token"] == Decimal("990")
+    assert services.shift_balances(successor)["token"] == Decimal("1990")
 
 
 def test_next_opening_is_compared_with_what_the_last_shift_left(shift, cashier, cashier2, desk):

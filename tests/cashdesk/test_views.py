@@ -10,7 +10,7 @@ from cashdesk import services
 from cashdesk.models import CashTransaction, HoldCase, MachineReceipt, StaffAssignment
 from compliance.services import person_document_number
 from tests.cashdesk.conftest import FLOAT
-from tests.factories import make_user, personal_code
+from tests.factories import make_user, personal_code, with_key
 from tickets.models import Ticket
 
 
@@ -58,7 +58,7 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     grouped = f"{number[:2]}-{number[2:6]}-{number[6:10]}-{number[10:14]}-{number[14:]}"
     seen = client.get("/desk/ticket/", {"number": grouped})
     assert "Pay €150.51" in seen.content.decode()  # English screens; Lithuanian ones: test_i18n.py
-    paid = client.post("/desk/ticket/pay/", {"number": number})
+    paid = client.post("/desk/ticket/pay/", with_key({"number": number}))
     assert paid.status_code == 302
     tx = CashTransaction.objects.get(kind="ticket_payout")
     assert paid["Location"] == f"/desk/transactions/{tx.pk}/"
@@ -73,13 +73,13 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     assert Ticket.objects.get(validation_number=number).events.filter(kind="refused").count() == 1
 
     # Sell a ticket and print its voucher.
-    sold = client.post("/desk/sell/", {"amount": "25.00"})
+    sold = client.post("/desk/sell/", with_key({"amount": "25.00"}))
     sale = CashTransaction.objects.get(kind="ticket_sale")
     assert sold["Location"] == f"/desk/transactions/{sale.pk}/"
     assert client.get(f"/documents/voucher/{sale.ticket_id}.pdf").status_code == 200
 
     # Chips over 1000 EUR: refused without a person, done with a new one.
-    refused = client.post("/desk/chips/", {"direction": "buy", "chip_500": "3"})
+    refused = client.post("/desk/chips/", with_key({"direction": "buy", "chip_500": "3"}))
     assert b"identify the person" in refused.content
     assert not CashTransaction.objects.filter(kind="chips_buy").exists()
     person = {
@@ -91,7 +91,7 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
         "surnames": "Žemaitė",
         "date_of_birth": "1985-03-04",
     }
-    done = client.post("/desk/chips/", {"direction": "buy", "chip_500": "3", **person})
+    done = client.post("/desk/chips/", with_key({"direction": "buy", "chip_500": "3", **person}))
     assert done.status_code == 302
     chips_tx = CashTransaction.objects.get(kind="chips_buy")
     assert chips_tx.person.surnames == "Žemaitė"
@@ -99,17 +99,28 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
     assert chips_tx.register_entry.amount == Decimal("1500.00")
 
     # Tokens, a smart card, a machine receipt recorded on the floor.
-    assert client.post("/desk/tokens/", {"direction": "buy", "count": "20"}).status_code == 302
-    assert client.post("/desk/smartcard/", {"card_number": "SC77", "credits": "12.345"}).status_code == 302
+    assert client.post("/desk/tokens/", with_key({"direction": "buy", "count": "20"})).status_code == 302
+    assert (
+        client.post(
+            "/desk/smartcard/", with_key({"card_number": "SC77", "credits": "12.345", "card_counter": "4"})
+        ).status_code
+        == 302
+    )
     machine_receipt = services.machine_receipt_record(
         machine=api.machine, amount=Decimal("40.00"), reason="hopper", user=floor
     )
-    assert client.post("/desk/receipt-payout/", {"receipt_number": machine_receipt.number}).status_code == 302
+    assert (
+        client.post(
+            "/desk/receipt-payout/",
+            with_key({"receipt_number": machine_receipt.number, "check_code": machine_receipt.check_code}),
+        ).status_code
+        == 302
+    )
     assert MachineReceipt.objects.get(pk=machine_receipt.pk).paid_by is not None
 
     # Put a suspicious ticket on hold.
     suspicious = api.issued_ticket("77.00")
-    client.post("/desk/ticket/hold/", {"number": suspicious, "reason": "suspected_copy", "note": "blurred"})
+    client.post("/desk/ticket/hold/", with_key({"number": suspicious, "reason": "suspected_copy", "note": "blurred"}))
     assert Ticket.objects.get(validation_number=suspicious).state == "on_hold"
     assert HoldCase.objects.filter(ticket__validation_number=suspicious).exists()
 
@@ -133,7 +144,7 @@ def test_a_cashiers_day_through_the_ui(api, staff, desk, vault, floor):
 
 def test_supervisor_approves_a_drop_and_decides_a_hold(api, staff, shift, vault):
     cashier = login(staff["cashier"])
-    cashier.post("/desk/transfer/", {"direction": "drop", "amount": "5000.00"})
+    cashier.post("/desk/transfer/", with_key({"direction": "drop", "amount": "5000.00"}))
     number = api.issued_ticket("60.00")
     case = services.ticket_hold(shift=shift, user=staff["cashier"], validation_number=number, reason="damage")
 
@@ -147,13 +158,13 @@ def test_supervisor_approves_a_drop_and_decides_a_hold(api, staff, shift, vault)
     assert HoldCase.objects.get(pk=case.pk).decision == "pay"
 
     # The cashier can now pay it.
-    cashier.post("/desk/ticket/pay/", {"number": number})
+    cashier.post("/desk/ticket/pay/", with_key({"number": number}))
     assert Ticket.objects.get(validation_number=number).state == "redeemed"
 
 
 def test_a_cashier_cannot_approve_their_own_transfer_even_by_url(staff, shift):
     client = login(staff["cashier"])
-    client.post("/desk/transfer/", {"direction": "drop", "amount": "100.00"})
+    client.post("/desk/transfer/", with_key({"direction": "drop", "amount": "100.00"}))
     transfer = shift.transfers.get()
     assert client.post(f"/supervisor/transfers/{transfer.pk}/approve/").status_code == 403
     assert shift.transfers.get().transaction is None
@@ -208,7 +219,7 @@ def test_every_page_is_checked_against_every_role(staff, shift, path):
 
 def test_floor_attendant_cannot_pay(api, staff, shift):
     number = api.issued_ticket()
-    response = login(staff["floor"]).post("/desk/ticket/pay/", {"number": number})
+    response = login(staff["floor"]).post("/desk/ticket/pay/", with_key({"number": number}))
     assert response.status_code == 403
     assert Ticket.objects.get(validation_number=number).state == "issued"
 
@@ -274,7 +285,7 @@ def test_documents_are_shown_only_to_who_needs_them(api, staff, shift, floor, pa
 
 def test_a_refused_payout_goes_back_to_the_ticket_with_the_reason(api, staff, shift):
     number = api.issued_ticket("1500.00")
-    page = login(staff["cashier"]).post("/desk/ticket/pay/", {"number": number})
+    page = login(staff["cashier"]).post("/desk/ticket/pay/", with_key({"number": number}))
     assert page.status_code == 200
     text = page.content.decode()
     assert "identify the person" in text

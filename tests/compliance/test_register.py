@@ -11,7 +11,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.models import CashDesk, CashTransaction
 from compliance.models import RegisterEntry
 from compliance.services import GENESIS_HASH, register_correct, register_hash, register_verify
-from tests.cashdesk.test_identity_threshold import KINDS, _run
+from tests.cashdesk.test_identity_threshold import KINDS, _just_above, _run
 from tests.factories import make_person, make_user
 
 
@@ -23,7 +23,7 @@ def test_no_entry_at_the_threshold(kind, api, shift, cashier, floor, person):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_entry_above_the_threshold_in_the_same_transaction(kind, api, shift, cashier, floor, person, casino, desk):
-    amount = "1000.50" if kind.startswith("chips") else "1000.01"
+    amount = _just_above(kind)
     tx = _run(kind, amount, api=api, shift=shift, cashier=cashier, floor=floor, person=person)
     entry = RegisterEntry.objects.get(transaction=tx)
     assert (entry.person, entry.kind, entry.amount) == (person, kind, Decimal(amount))
@@ -34,7 +34,7 @@ def test_an_entry_above_the_threshold_in_the_same_transaction(kind, api, shift, 
 
 def test_a_refused_transaction_leaves_no_entry(shift, cashier, person):
     # 25 000 EUR of chips against a float of 20 000 EUR in cash.
-    with pytest.raises(CashDeskError, match="The desk holds"):
+    with pytest.raises(CashDeskError, match="Kasa 1 holds"):
         services.chips_cashout(shift=shift, user=cashier, chips={"chip_500": 50}, person=person)
     assert not RegisterEntry.objects.exists()
 
@@ -134,7 +134,7 @@ def test_two_desks_writing_at_once_keep_one_unbroken_chain(casino):
     shifts = []
     for i in range(2):
         cashier = make_user(f"racer{i}", "cashier")
-        desk = CashDesk.objects.create(casino=casino, code=f"R{i}", name=f"Race {i}")
+        desk = CashDesk.objects.create(casino=casino, code=f"R{i}", name=f"Race {i}", cash_limit=Decimal("900000"))
         shifts.append(
             (services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("100000.00")}), cashier)
         )

@@ -14,7 +14,7 @@ from compliance.models import AccessLogEntry, Alert, RegisterEntry
 from compliance.services import register_head
 from tests.cashdesk.test_printing import pdf_text
 from tests.cashdesk.test_views import _count_post
-from tests.factories import make_person, make_user, personal_code
+from tests.factories import make_person, make_user, personal_code, with_key
 
 
 @pytest.fixture
@@ -89,10 +89,14 @@ def test_the_demo_journey(api, staff, desk, vault, casino):
         "surnames": "Žemaitė",
         "date_of_birth": "1985-03-04",
     }
-    assert cashier.post("/desk/chips/", {"direction": "buy", "chip_500": "3", **new_person}).status_code == 302
+    assert (
+        cashier.post("/desk/chips/", with_key({"direction": "buy", "chip_500": "3", **new_person})).status_code == 302
+    )
     number = api.issued_ticket("2500.00")
     # The returning player is found by the personal code alone.
-    paid = cashier.post("/desk/ticket/pay/", {"number": number, "personal_code": personal_code(dt.date(1980, 5, 17))})
+    paid = cashier.post(
+        "/desk/ticket/pay/", with_key({"number": number, "personal_code": personal_code(dt.date(1980, 5, 17))})
+    )
     assert paid.status_code == 302
 
     officer = login(staff["compliance"])
