@@ -84,10 +84,13 @@ def vault_balance(vault: CashDesk) -> dict[str, Decimal]:
     return place_balances(vault)
 
 
-def over_short_by_shift(casino: Casino, begin: dt.datetime, end: dt.datetime) -> list[dict[str, object]]:
+def over_short_by_shift(
+    casino: Casino, begin: dt.datetime, end: dt.datetime, using: str = "default"
+) -> list[dict[str, object]]:
     """Each shift's over/short (counted minus book) in EUR, with its desk and cashier, for shifts closed in a period."""
     rows = (
-        Leg.objects.filter(
+        Leg.objects.using(using)
+        .filter(
             casino=casino,
             counterparty=Counterparty.OVER_SHORT,
             transaction__shift__closed_at__gte=begin,

@@ -246,7 +246,7 @@ def _signed(amount: Decimal) -> str:
 def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
     """The machine receipt the floor attendant hands the player (casino rules §1: automato kvitas)."""
     buffer = io.BytesIO()
-    height = 95 * mm
+    height = 100 * mm
     c = Canvas(buffer, pagesize=(ROLL_WIDTH, height))
     number = f"{receipt.casino.code}-R{receipt.number:06d}"
     c.setTitle(f"Machine receipt {number}")
@@ -261,6 +261,7 @@ def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
     c.setFont(FONT, 8)
     for text in (
         f"Automatas / Machine: {receipt.machine.asset_number}",
+        f"Kontrolinis kodas / Check code: {receipt.check_code}",
         f"Priežastis / Reason: {receipt.reason}",
         f"Išdavė / Issued by: {receipt.created_by.get_username()}",
         f"Laikas / Time: {_local(receipt.created_at)}",

@@ -9,7 +9,9 @@ from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils.translation import gettext as _
 
-from cashdesk.models import CashTransaction, HoldCase
+from cashdesk.books import counterparty_balances, over_short_by_shift, physical_balances
+from cashdesk.items import ALL_ITEMS
+from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase
 from machines.models import Casino
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
@@ -179,3 +181,37 @@ def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any
 
 
 __all__ = ["exceptions", "outstanding_liability", "per_desk", "per_machine", "reports_db", "tickets_per_gaming_day"]
+
+
+def books(casino: Casino, at: dt.datetime) -> list[dict[str, Any]]:
+    """Every place's holdings per item at a moment, physical places then counterparties, and each item's total.
+
+    Double entry: each item's total over all places is zero, at every moment.
+    """
+    using = reports_db()
+    desks = {desk.pk: desk for desk in CashDesk.objects.using(using).filter(casino=casino)}
+    rows: list[dict[str, Any]] = []
+    totals = dict.fromkeys(ALL_ITEMS, Decimal("0.00"))
+    held = physical_balances(casino, at=at, using=using)
+    for desk_id in sorted(held, key=lambda pk: (desks[pk].kind != CashDesk.Kind.VAULT, desks[pk].code)):
+        for item in ALL_ITEMS:
+            if held[desk_id][item]:
+                rows.append({"place": desks[desk_id].name, "item": item, "amount": held[desk_id][item]})
+                totals[item] += held[desk_id][item]
+    for party, balances in counterparty_balances(casino, at=at, using=using).items():
+        for item in ALL_ITEMS:
+            if balances[item]:
+                rows.append({"place": str(Counterparty(party).label), "item": item, "amount": balances[item]})
+                totals[item] += balances[item]
+    rows.extend(
+        {"place": _("Total (always zero)"), "item": item, "amount": total}
+        for item, total in totals.items()
+        if any(row["item"] == item for row in rows)
+    )
+    return rows
+
+
+def over_short(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    """Each shift closed in the gaming days' period: its desk, cashier and over (+) or short (-) in EUR."""
+    begin, finish = casino.gaming_day_bounds(start, end)
+    return over_short_by_shift(casino, begin, finish, using=reports_db())

@@ -10,6 +10,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy
 
 from cashdesk import reports
+from cashdesk.items import Item
 from cashdesk.models import TransactionKind
 from cashdesk.views.common import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
@@ -20,6 +21,8 @@ REPORTS = {
     "exceptions": gettext_lazy("Exceptions"),
     "machines": gettext_lazy("Per machine"),
     "desks": gettext_lazy("Per cash desk"),
+    "books": gettext_lazy("Books"),
+    "overshort": gettext_lazy("Over/short per shift"),
 }
 # Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
 COLUMN_LABELS = {
@@ -46,6 +49,14 @@ COLUMN_LABELS = {
     "desk__code": gettext_lazy("Desk"),
     "n": gettext_lazy("Transactions"),
     "total": gettext_lazy("Total"),
+    "place": gettext_lazy("Place"),
+    "item": gettext_lazy("Item"),
+    "shift": gettext_lazy("Shift"),
+    "desk": gettext_lazy("Desk"),
+    "cashier": gettext_lazy("Cashier"),
+    "opened_at": gettext_lazy("Opened"),
+    "closed_at": gettext_lazy("Closed"),
+    "variance": gettext_lazy("Over (+) / short (-)"),
 }
 
 
@@ -61,6 +72,8 @@ def _shown(column: str, value: Any) -> str:
         return date_format(value, "SHORT_DATE_FORMAT")
     if column == "kind" and value in TransactionKind.values:
         return str(TransactionKind(value).label)
+    if column == "item" and value in Item.values:
+        return str(Item(value).label)
     if isinstance(value, dict):
         return ", ".join(f"{key}: {item}" for key, item in value.items())
     return str(value)
@@ -109,6 +122,12 @@ def report(request: StaffRequest) -> HttpResponse:
     elif kind == "exceptions":
         rows = reports.exceptions(casino, start, end)
         columns = ["when", "kind", "ticket", "amount", "where", "detail"]
+    elif kind == "books":
+        rows = reports.books(casino, at)
+        columns = ["place", "item", "amount"]
+    elif kind == "overshort":
+        rows = reports.over_short(casino, start, end)
+        columns = ["shift", "desk", "cashier", "opened_at", "closed_at", "variance"]
     elif kind == "machines":
         rows = reports.per_machine(casino, start, end)
         columns = ["machine", "tickets_out", "amount_out", "tickets_in", "amount_in"]

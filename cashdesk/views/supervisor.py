@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.contrib import messages
 from django.db.models import Case, IntegerField, Value, When
 from django.http import HttpResponse
@@ -6,10 +8,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from cashdesk import forms, services
+from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
-from cashdesk.models import HoldCase, ReversalRequest, Shift, Transfer
+from cashdesk.items import ALL_ITEMS, Item
+from cashdesk.models import CashDesk, HoldCase, ReversalRequest, Shift, Transfer
 from cashdesk.views.common import StaffRequest, role_required, staff_casino
 from tickets.models import Ticket
+from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 from tickets.selectors import stuck_redemptions
 
@@ -143,3 +148,30 @@ def void_ticket(request: StaffRequest) -> HttpResponse:
         lambda: services.ticket_void(ticket=ticket, user=request.user, reason=form.cleaned_data["reason"]),
         _("Ticket voided."),
     )
+
+
+@role_required(SUPERVISOR)
+def vault(request: StaffRequest) -> HttpResponse:
+    """The vault's book balance, and the supervisor's count: the first brings its stock into the books."""
+    casino = staff_casino(request)
+    vault_desk = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.VAULT).first()
+    if vault_desk is None:
+        messages.error(request, _("This casino has no vault set up."))
+        return redirect("supervisor")
+    form = forms.CountForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            count = services.vault_count(vault=vault_desk, user=request.user, counted=form.counted())
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        else:
+            variance = sum((line.variance for line in count.lines.all()), Decimal("0"))
+            messages.success(
+                request,
+                _("Vault counted; difference from the books: %(variance)s.") % {"variance": format_money(variance)},
+            )
+            return redirect("supervisor-vault")
+    balances = place_balances(vault_desk)
+    rows = [{"label": Item(item).label, "amount": balances[item]} for item in ALL_ITEMS]
+    counts = vault_desk.counts.order_by("-counted_at").select_related("counted_by")[:10]
+    return render(request, "cashdesk/vault.html", {"vault": vault_desk, "rows": rows, "form": form, "counts": counts})
