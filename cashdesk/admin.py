@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from cashdesk.models import CashDesk, CashTransaction, HoldCase, Leg, MachineReceipt, Shift, StaffAssignment
+from cashdesk.models import CashDesk, CashTransaction, HoldCase, Leg, MachineReceipt, Shift
 from casino_office.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
@@ -10,13 +10,7 @@ class CashDeskAdmin(admin.ModelAdmin):
     list_filter = ["casino", "kind"]
 
 
-@admin.register(StaffAssignment)
-class StaffAssignmentAdmin(admin.ModelAdmin):
-    list_display = ["user", "casino"]
-    list_filter = ["casino"]
-
-
-class MovementInline(ReadOnlyInline):
+class LegInline(ReadOnlyInline):
     model = Leg
     fields = ("desk", "item", "count", "amount")
     readonly_fields = fields
@@ -26,7 +20,7 @@ class MovementInline(ReadOnlyInline):
 class CashTransactionAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "desk", "number", "kind", "amount", "created_by", "approved_by"]
     list_filter = ["casino", "kind", "desk"]
-    inlines = [MovementInline]
+    inlines = [LegInline]
 
 
 @admin.register(Shift)

@@ -9,28 +9,21 @@ Lithuanian letter.
 
 import io
 from decimal import Decimal
-from pathlib import Path
 
 import barcode
 from django.utils import timezone
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk.books import opening_amounts, shift_balances
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
 from casino_office.i18n import both
+from casino_office.pdf import BOLD, FONT
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_eur
 from tickets.numbers import display_validation_number
-
-_FONTS = Path(__file__).resolve().parent / "fonts"
-FONT, BOLD = "DejaVuSans", "DejaVuSans-Bold"
-pdfmetrics.registerFont(TTFont(FONT, str(_FONTS / "DejaVuSans.ttf")))
-pdfmetrics.registerFont(TTFont(BOLD, str(_FONTS / "DejaVuSans-Bold.ttf")))
 
 VOUCHER_SIZE = (160 * mm, 68 * mm)
 ROLL_WIDTH = 80 * mm

@@ -70,7 +70,7 @@ class StaffLanguageMiddleware:
         user = getattr(request, "user", None)
         try:  # reading the session and the preference needs the database
             if user is not None and user.is_authenticated:
-                from cashdesk.models import StaffPreference
+                from staff.models import StaffPreference
 
                 stored = StaffPreference.objects.filter(user_id=user.pk).values_list("language", flat=True).first()
                 if stored in available:

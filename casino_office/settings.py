@@ -31,6 +31,8 @@ else:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"] if DEMO or DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 CSRF_FAILURE_VIEW = "cashdesk.views.csrf_failure"
+# compliance reads the desk's transactions through this (compliance.history): the layers are wired here.
+COMPLIANCE_OPERATION_HISTORY = "cashdesk.selectors.DeskOperationHistory"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -43,6 +45,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "machines",
+    "staff",
     "tickets",
     "cashdesk",
     "compliance",

@@ -8,8 +8,8 @@ from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from cashdesk.printing import BOLD, FONT
 from casino_office.i18n import both
+from casino_office.pdf import BOLD, FONT
 from compliance.models import Person, RegisterEntry, RegisterKind
 from compliance.services import person_document_number, person_personal_code
 from machines.models import Casino

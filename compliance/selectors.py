@@ -1,9 +1,11 @@
 import datetime as dt
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, QuerySet, Sum
 
+from compliance.history import operation_history
 from compliance.models import RegisterEntry
 from machines.models import Casino
 
@@ -38,29 +40,20 @@ def register_totals(entries: QuerySet[RegisterEntry]) -> dict[str, Any]:
 
 def fcis_report_rows(*, casino: Casino, day: dt.date) -> list[dict[str, Any]]:
     """Persons whose cash operations on a gaming day reached the FCIS threshold, with each operation."""
-    from cashdesk.models import IDENTITY_KINDS, CashTransaction
-
     begin, finish = casino.gaming_day_bounds(day)
-    per_person = (
-        CashTransaction.objects.filter(
-            casino=casino, person__isnull=False, kind__in=IDENTITY_KINDS, created_at__gte=begin, created_at__lt=finish
-        )
-        .values("person_id")
-        .annotate(total=Sum("amount"))
-        .filter(total__gte=casino.fcis_report_threshold)
+    return operation_history().person_day_operations(
+        casino=casino, since=begin, until=finish, min_total=casino.fcis_report_threshold
     )
-    rows: list[dict[str, Any]] = []
-    for group in per_person:
-        for tx in (
-            CashTransaction.objects.filter(
-                casino=casino,
-                person_id=group["person_id"],
-                kind__in=IDENTITY_KINDS,
-                created_at__gte=begin,
-                created_at__lt=finish,
-            )
-            .select_related("person", "desk")
-            .order_by("created_at")
-        ):
-            rows.append({"person": tx.person, "day_total": group["total"], "transaction": tx})
-    return rows
+
+
+@dataclass(frozen=True)
+class DeskChoice:
+    pk: int
+    name: str
+
+
+def register_desks(casino: Casino) -> list[DeskChoice]:
+    """The casino's cash desks, for the register's filter (read through the register's own relation to desks)."""
+    desks = RegisterEntry._meta.get_field("desk").related_model._default_manager
+    rows = desks.filter(casino=casino, kind="desk").order_by("code").values_list("pk", "name")
+    return [DeskChoice(pk, name) for pk, name in rows]

@@ -7,17 +7,17 @@ import io
 import json
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from stdnum.exceptions import ValidationError as StdnumError
 from stdnum.lt import asmens
 
 from compliance import crypto
+from compliance.history import operation_history
 from compliance.models import (
     AccessLogEntry,
     Alert,
@@ -29,12 +29,10 @@ from compliance.models import (
 )
 from machines.models import Casino
 
-if TYPE_CHECKING:
-    from cashdesk.models import CashTransaction
-
 GENESIS_HASH = "0" * 64
-PURCHASE_KINDS = {"chips_buy", "ticket_sale", "tokens_buy"}
-PAYOUT_KINDS = {"ticket_payout", "receipt_payout", "smartcard_payout", "chips_cashout", "tokens_cashout"}
+# The desk's kinds as compliance's rules see them (casino rules §1: chips and slot tokens alike).
+PURCHASE_KINDS = frozenset({"chips_buy", "ticket_sale", "tokens_buy", "smartcard_load"})
+PAYOUT_KINDS = frozenset({"ticket_payout", "receipt_payout", "smartcard_payout", "chips_cashout", "tokens_cashout"})
 
 
 class PersonError(ValueError):
@@ -421,21 +419,36 @@ def _append(entry: RegisterEntry) -> RegisterEntry:
     return entry
 
 
-def register_entry_write(*, tx: "CashTransaction", identification: Identification) -> RegisterEntry:
+@dataclass(frozen=True)
+class CashOperation:
+    """A cash-desk transaction as compliance sees it: plain values the desk passes in."""
+
+    casino: Casino
+    kind: str
+    amount: Decimal
+    at: dt.datetime
+    transaction_id: int
+    desk_id: int
+    shift_id: int | None
+    cashier_id: int
+    ticket_machine_id: int | None = None
+
+
+def register_entry_write(*, operation: CashOperation, identification: Identification) -> RegisterEntry:
     """The register line of a cash-desk transaction; call inside the transaction that moves the money."""
-    casino = tx.casino
+    casino = operation.casino
     return _append(
         RegisterEntry(
             casino=casino,
             person=identification.person,
-            kind=tx.kind,
-            amount=tx.amount,
-            desk_id=tx.desk_id,
-            shift_id=tx.shift_id,
-            cashier_id=tx.created_by_id,
-            transaction=tx,
-            created_at=tx.created_at,
-            gaming_day=casino.gaming_day(tx.created_at),
+            kind=operation.kind,
+            amount=operation.amount,
+            desk_id=operation.desk_id,
+            shift_id=operation.shift_id,
+            cashier_id=operation.cashier_id,
+            transaction_id=operation.transaction_id,
+            created_at=operation.at,
+            gaming_day=casino.gaming_day(operation.at),
             self_exclusion_list=identification.exclusion_list,
             self_excluded=identification.self_excluded,
         )
@@ -511,22 +524,19 @@ def _raise_alert(**fields: Any) -> Alert | None:
         return None  # this person's day already has the alert
 
 
-def alerts_evaluate(*, tx: "CashTransaction", identification: Identification | None) -> list[Alert]:
-    """Linked-day totals, self-excluded payouts and structuring; inside the money's transaction."""
-    from cashdesk.models import IDENTITY_KINDS, CashTransaction
+def alerts_evaluate(*, operation: CashOperation, identification: Identification | None) -> list[Alert]:
+    """Linked-day totals, self-excluded payouts and structuring; inside the money's transaction.
 
-    casino = tx.casino
-    day = casino.gaming_day(tx.created_at)
+    The desk's other transactions are read through the operation history the
+    project configures (compliance never imports the desk).
+    """
+    history = operation_history()
+    casino = operation.casino
+    day = casino.gaming_day(operation.at)
     raised: list[Alert] = []
     if identification is not None:
         begin, finish = casino.gaming_day_bounds(day)
-        total = CashTransaction.objects.filter(
-            casino=casino,
-            person=identification.person,
-            kind__in=IDENTITY_KINDS,
-            created_at__gte=begin,
-            created_at__lt=finish,
-        ).aggregate(total=Sum("amount"))["total"] or Decimal("0")
+        total = history.person_total(casino=casino, person_id=identification.person.pk, since=begin, until=finish)
         for kind, threshold in (
             (Alert.Kind.DUE_DILIGENCE, casino.due_diligence_threshold),
             (Alert.Kind.FCIS_REPORT, casino.fcis_report_threshold),
@@ -538,72 +548,70 @@ def alerts_evaluate(*, tx: "CashTransaction", identification: Identification | N
                     person=identification.person,
                     gaming_day=day,
                     amount=total,
-                    details={"transaction": tx.pk, "threshold": str(threshold)},
+                    details={"transaction": operation.transaction_id, "threshold": str(threshold)},
                 )
                 if alert:
                     raised.append(alert)
-        if identification.self_excluded and tx.kind in PAYOUT_KINDS:
+        if identification.self_excluded and operation.kind in PAYOUT_KINDS:
             alert = _raise_alert(
                 casino=casino,
                 kind=Alert.Kind.SELF_EXCLUDED_PAYOUT,
                 person=identification.person,
                 gaming_day=day,
-                amount=tx.amount,
-                desk_id=tx.desk_id,
-                details={"transaction": tx.pk},
+                amount=operation.amount,
+                desk_id=operation.desk_id,
+                details={"transaction": operation.transaction_id},
             )
             if alert:
                 raised.append(alert)
     low = (casino.identity_threshold * casino.structuring_ratio).quantize(Decimal("0.01"))
-    if tx.kind in IDENTITY_KINDS and low <= tx.amount <= casino.identity_threshold:
+    if operation.kind in PURCHASE_KINDS | PAYOUT_KINDS and low <= operation.amount <= casino.identity_threshold:
         window = dt.timedelta(minutes=casino.structuring_window_minutes)
-        near = CashTransaction.objects.filter(
-            desk_id=tx.desk_id,
-            kind__in=IDENTITY_KINDS,
-            amount__gte=low,
-            amount__lte=casino.identity_threshold,
-            created_at__gt=tx.created_at - window,
-            created_at__lte=tx.created_at,
+        near = history.desk_amounts(
+            desk_id=operation.desk_id,
+            low=low,
+            high=casino.identity_threshold,
+            since=operation.at - window,
+            until=operation.at,
         )
         recent_alert = Alert.objects.filter(
-            kind=Alert.Kind.STRUCTURING_DESK, desk_id=tx.desk_id, created_at__gt=timezone.now() - window
+            kind=Alert.Kind.STRUCTURING_DESK, desk_id=operation.desk_id, created_at__gt=timezone.now() - window
         ).exists()
-        if near.count() >= casino.structuring_count and not recent_alert:
+        if len(near) >= casino.structuring_count and not recent_alert:
             alert = _raise_alert(
                 casino=casino,
                 kind=Alert.Kind.STRUCTURING_DESK,
-                desk_id=tx.desk_id,
+                desk_id=operation.desk_id,
                 gaming_day=day,
-                amount=near.aggregate(total=Sum("amount"))["total"],
-                details={"transactions": sorted(near.values_list("pk", flat=True))},
+                amount=sum((amount for _pk, amount in near), Decimal("0")),
+                details={"transactions": sorted(pk for pk, _amount in near)},
             )
             if alert:
                 raised.append(alert)
-        machine_id = tx.ticket.issuing_machine_id if tx.kind == "ticket_payout" and tx.ticket else None
+        machine_id = operation.ticket_machine_id if operation.kind == "ticket_payout" else None
         if machine_id is not None:
             machine_window = dt.timedelta(hours=casino.machine_structuring_window_hours)
-            cashed = CashTransaction.objects.filter(
+            cashed = history.machine_ticket_amounts(
                 casino=casino,
-                kind="ticket_payout",
-                ticket__issuing_machine_id=machine_id,
-                amount__gte=low,
-                amount__lte=casino.identity_threshold,
-                created_at__gt=tx.created_at - machine_window,
-                created_at__lte=tx.created_at,
+                machine_id=machine_id,
+                low=low,
+                high=casino.identity_threshold,
+                since=operation.at - machine_window,
+                until=operation.at,
             )
             recent_machine_alert = Alert.objects.filter(
                 kind=Alert.Kind.STRUCTURING_MACHINE,
                 machine_id=machine_id,
                 created_at__gt=timezone.now() - machine_window,
             ).exists()
-            if cashed.count() >= casino.structuring_count and not recent_machine_alert:
+            if len(cashed) >= casino.structuring_count and not recent_machine_alert:
                 alert = _raise_alert(
                     casino=casino,
                     kind=Alert.Kind.STRUCTURING_MACHINE,
                     machine_id=machine_id,
                     gaming_day=day,
-                    amount=cashed.aggregate(total=Sum("amount"))["total"],
-                    details={"transactions": sorted(cashed.values_list("pk", flat=True))},
+                    amount=sum((amount for _pk, amount in cashed), Decimal("0")),
+                    details={"transactions": sorted(pk for pk, _amount in cashed)},
                 )
                 if alert:
                     raised.append(alert)

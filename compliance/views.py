@@ -17,12 +17,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from cashdesk.models import CashDesk
-from cashdesk.views.common import StaffRequest, role_required, staff_casino
 from compliance import forms, selectors, services
 from compliance.crypto import mask
 from compliance.models import AccessLogEntry, Alert, Person, RegisterEntry, SelfExclusionList
 from compliance.printing import register_extract_pdf
+from staff.access import StaffRequest, role_required, staff_casino
 
 REGISTER = "compliance.view_registerentry"
 PERSONAL = "compliance.view_personal_data"
@@ -80,7 +79,7 @@ def _period(form: forms.RegisterFilterForm, casino: Any) -> tuple[dt.date, dt.da
 
 def _filtered(request: StaffRequest) -> tuple[Any, dict[str, Any], forms.RegisterFilterForm]:
     casino = staff_casino(request)
-    desks = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK)
+    desks = selectors.register_desks(casino)
     form = forms.RegisterFilterForm(request.GET or None, desks=desks)
     start, end = _period(form, casino)
     data = form.cleaned_data if form.is_valid() else {}
@@ -126,7 +125,9 @@ def _subject(kind: str, filters: dict[str, Any], fmt: str = "") -> dict[str, Any
     if filters.get("kind"):
         subject["register_kind"] = filters["kind"]
     if filters.get("desk"):
-        subject["desk"] = CashDesk.objects.filter(pk=filters["desk"]).values_list("code", flat=True).first() or ""
+        subject["desk"] = (
+            RegisterEntry.objects.filter(desk_id=filters["desk"]).values_list("desk__code", flat=True).first() or ""
+        )
     if filters.get("cashier"):
         subject["cashier"] = filters["cashier"]
     if "person" in filters:

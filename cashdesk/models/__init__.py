@@ -13,7 +13,6 @@ from cashdesk.models.books import (
 from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.instruments import HoldCase, MachineReceipt, ReversalRequest, SmartCardRead, Transfer
 from cashdesk.models.snapshots import LiabilitySnapshot
-from cashdesk.models.staff import StaffAssignment, StaffPreference
 
 __all__ = [
     "APPROVED_KINDS",
@@ -32,8 +31,6 @@ __all__ = [
     "ShiftCount",
     "ShiftCountLine",
     "SmartCardRead",
-    "StaffAssignment",
-    "StaffPreference",
     "TransactionKind",
     "Transfer",
 ]

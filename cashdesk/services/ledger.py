@@ -29,6 +29,7 @@ from cashdesk.models import (
 )
 from compliance.models import Person
 from compliance.services import (
+    CashOperation,
     IdentificationRefused,
     IdentityDetails,
     IdentityMismatch,
@@ -238,7 +239,18 @@ def post_transaction(
         for place, line in legs
         if line.amount != 0
     )
+    operation = CashOperation(
+        casino=casino,
+        kind=kind,
+        amount=amount,
+        at=at,
+        transaction_id=transaction_.pk,
+        desk_id=desk.pk,
+        shift_id=shift.pk if shift is not None else None,
+        cashier_id=user.pk,
+        ticket_machine_id=ticket.issuing_machine_id if ticket is not None else None,
+    )
     if needs_register and identification is not None:
-        register_entry_write(tx=transaction_, identification=identification)
-    alerts_evaluate(tx=transaction_, identification=identification)
+        register_entry_write(operation=operation, identification=identification)
+    alerts_evaluate(operation=operation, identification=identification)
     return transaction_

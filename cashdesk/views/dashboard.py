@@ -6,7 +6,7 @@ from django.utils.translation import gettext as _
 
 from cashdesk import charts
 from cashdesk.dashboard import cash_per_desk, liability_trend, open_exceptions, tickets_per_hour
-from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from staff.access import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
 
 

@@ -3,7 +3,7 @@ from django.shortcuts import get_object_or_404
 
 from cashdesk import printing
 from cashdesk.models import CashTransaction, MachineReceipt, Shift
-from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from staff.access import StaffRequest, role_required, staff_casino
 from tickets.models import Ticket
 
 

@@ -6,8 +6,8 @@ from django.utils.translation import gettext as _
 from cashdesk import forms, services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
-from cashdesk.views.common import StaffRequest, role_required, staff_casino
 from machines.models import Machine
+from staff.access import StaffRequest, role_required, staff_casino
 
 
 @role_required("cashdesk.record_receipt")

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from cashdesk import reports
 from cashdesk.items import Item
 from cashdesk.models import TransactionKind
-from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from staff.access import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
 
 REPORTS = {

@@ -12,7 +12,7 @@ from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CashDesk, HoldCase, ReversalRequest, Shift, Transfer
-from cashdesk.views.common import StaffRequest, role_required, staff_casino
+from staff.access import StaffRequest, role_required, staff_casino
 from tickets.models import Ticket
 from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number

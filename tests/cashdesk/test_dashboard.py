@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from cashdesk import charts, services
 from cashdesk.dashboard import cash_per_desk, liability_trend, open_exceptions, snapshot_liability, tickets_per_hour
-from cashdesk.models import HoldCase, LiabilitySnapshot, StaffAssignment
+from cashdesk.models import HoldCase, LiabilitySnapshot
 from cashdesk.reports import outstanding_liability
 from cashdesk.tasks import snapshot_liability as snapshot_liability_task
+from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tickets.models import Ticket
 from tickets.services import tickets_expire_due

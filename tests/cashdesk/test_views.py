@@ -7,8 +7,9 @@ import pytest
 from django.test import Client
 
 from cashdesk import services
-from cashdesk.models import CashTransaction, HoldCase, MachineReceipt, StaffAssignment
+from cashdesk.models import CashTransaction, HoldCase, MachineReceipt
 from compliance.services import person_document_number
+from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_user, personal_code, with_key
 from tickets.models import Ticket

@@ -9,9 +9,9 @@ import pytest
 from django.test import Client
 
 from cashdesk import services
-from cashdesk.models import StaffAssignment
 from compliance.models import AccessLogEntry, Alert, RegisterEntry
 from compliance.services import register_head
+from staff.models import StaffAssignment
 from tests.cashdesk.test_printing import pdf_text
 from tests.cashdesk.test_views import _count_post
 from tests.factories import make_person, make_user, personal_code, with_key

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from cashdesk.models import StaffAssignment
+from staff.models import StaffAssignment
 from tests.factories import MachineFactory, key_for, make_user
 
 ROLES = ["anonymous", "nobody", "cashier", "floor_attendant", "shift_supervisor", "compliance_officer", "manager"]

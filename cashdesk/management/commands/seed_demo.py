@@ -7,9 +7,10 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from cashdesk.models import CashDesk, StaffAssignment
+from cashdesk.models import CashDesk
 from machines.keys import hash_key
 from machines.models import Casino, Game, Machine
+from staff.models import StaffAssignment
 
 GAMES = [
     "Book of Ra",

@@ -1,3 +1,5 @@
+"""Who works where, and what they chose for their own screens."""
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -14,6 +16,7 @@ class StaffAssignment(models.Model):
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="staff", verbose_name=_("casino"))
 
     class Meta:
+        db_table = "cashdesk_staffassignment"  # kept from when staff lived in cashdesk
         verbose_name = _("staff assignment")
         verbose_name_plural = _("staff assignments")
 
@@ -30,6 +33,7 @@ class StaffPreference(models.Model):
     language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="lt", verbose_name=_("language"))
 
     class Meta:
+        db_table = "cashdesk_staffpreference"
         verbose_name = _("staff preference")
         verbose_name_plural = _("staff preferences")
         constraints = [

@@ -1,0 +1,52 @@
+"""What compliance needs to know of the desk's transactions, behind an interface the desk implements.
+
+Compliance sits below the cash desk and never imports it: the linked-day
+totals, the structuring windows and the FCIS report read the desk's
+transactions through the object named by settings.COMPLIANCE_OPERATION_HISTORY
+(the project wires the layers together; cashdesk.selectors provides it).
+"""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from machines.models import Casino
+
+
+class OperationHistory(Protocol):
+    def person_total(self, *, casino: Casino, person_id: int, since: dt.datetime, until: dt.datetime) -> Decimal:
+        """What one identified person exchanged or was paid at the casino's desks in a period (identity kinds)."""
+        ...
+
+    def desk_amounts(
+        self, *, desk_id: int, low: Decimal, high: Decimal, since: dt.datetime, until: dt.datetime
+    ) -> list[tuple[int, Decimal]]:
+        """(transaction id, amount) of a desk's identity-kind transactions within [low, high] in (since, until]."""
+        ...
+
+    def machine_ticket_amounts(
+        self,
+        *,
+        casino: Casino,
+        machine_id: int,
+        low: Decimal,
+        high: Decimal,
+        since: dt.datetime,
+        until: dt.datetime,
+    ) -> list[tuple[int, Decimal]]:
+        """(transaction id, payout) of one machine's tickets cashed within [low, high] in (since, until]."""
+        ...
+
+    def person_day_operations(
+        self, *, casino: Casino, since: dt.datetime, until: dt.datetime, min_total: Decimal
+    ) -> list[dict[str, Any]]:
+        """Each operation of the persons whose total reached min_total: {"person", "day_total", "transaction"}."""
+        ...
+
+
+def operation_history() -> OperationHistory:
+    history: OperationHistory = import_string(settings.COMPLIANCE_OPERATION_HISTORY)()
+    return history
