@@ -18,7 +18,7 @@ _ASCII_NUMBER = re.compile(r"^\s*[0-9]+([.,][0-9]+)?\s*$")
 class AsciiDecimalField(forms.DecimalField):
     """Amounts typed with ASCII digits only: other scripts' digits are refused, not silently read."""
 
-    def to_python(self, value: Any) -> Decimal | None:
+    def to_python(self, value: Any) -> Decimal | None:  # type: ignore[override]
         if isinstance(value, str) and value.strip() and not _ASCII_NUMBER.match(value):
             raise forms.ValidationError(_("Type the amount with the digits 0-9."), code="invalid")
         if isinstance(value, str):

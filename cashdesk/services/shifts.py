@@ -79,7 +79,7 @@ def _write_count(
             lines=lines,
             user=user,
             counterparty=Counterparty.OPENING if first_count else Counterparty.OVER_SHORT,
-            note=ShiftCount.Kind(kind).label,
+            note=kind,
             at=now,
         )
     count = ShiftCount.objects.create(
