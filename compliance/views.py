@@ -125,9 +125,7 @@ def _subject(kind: str, filters: dict[str, Any], fmt: str = "") -> dict[str, Any
     if filters.get("kind"):
         subject["register_kind"] = filters["kind"]
     if filters.get("desk"):
-        subject["desk"] = (
-            RegisterEntry.objects.filter(desk_id=filters["desk"]).values_list("desk__code", flat=True).first() or ""
-        )
+        subject["desk"] = selectors.desk_code(filters["desk"])
     if filters.get("cashier"):
         subject["cashier"] = filters["cashier"]
     if "person" in filters:

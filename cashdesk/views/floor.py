@@ -30,7 +30,9 @@ def machine_receipts(request: StaffRequest) -> HttpResponse:
                 form.add_error(None, error.message)
             else:
                 messages.success(
-                    request, _("Receipt %(number)s recorded; print it for the player.") % {"number": receipt.number}
+                    request,
+                    _("Receipt %(number)s (check code %(code)s) recorded; print it for the player.")
+                    % {"number": receipt.number, "code": receipt.check_code},
                 )
                 return redirect("floor-receipts")
     receipts = MachineReceipt.objects.filter(casino=casino).select_related("machine", "paid_by")[:30]

@@ -145,10 +145,11 @@ def cashier_day(browser, system):
             floor.shot("machine-receipt-recorded")
         finally:
             floor.close()
-        receipt = re.search(r"Kvitas nr\. (\d+) užregistruotas", message)
+        receipt = re.search(r"Kvitas nr\. (\d+) \(kontrolinis kodas (\d+)\) užregistruotas", message)
         assert receipt, message
         page.goto(system + "/desk/receipt-payout/")
         page.fill("#id_receipt_number", receipt.group(1))
+        page.fill("#id_check_code", receipt.group(2))
         _confirm(screen)
         assert "Automato kvito išmokėjimas" in page.inner_text("h1")
         screen.assert_lithuanian()
