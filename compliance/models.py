@@ -44,6 +44,8 @@ class Person(models.Model):
     address = models.CharField(max_length=255, blank=True, verbose_name=_("address"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     pseudonymised_at = models.DateTimeField(null=True, blank=True, verbose_name=_("pseudonymised at"))
+    # When the person was last identified at a desk: the retention job's clock for persons with no register entry.
+    last_seen_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last seen at"))
 
     class Meta:
         verbose_name = _("person")

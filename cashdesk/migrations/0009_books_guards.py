@@ -22,6 +22,7 @@ class Migration(migrations.Migration):
     dependencies = [("cashdesk", "0008_books_from_movements"), ("compliance", "0005_money_core")]
 
     operations = [
+        migrations.RemoveIndex(model_name="movement", name="movement_shift_item_idx"),
         migrations.RemoveField(model_name="movement", name="desk"),
         migrations.RemoveField(model_name="movement", name="shift"),
         migrations.RemoveField(model_name="movement", name="transaction"),

@@ -43,3 +43,21 @@ def test_retention_is_a_casino_setting_and_the_job_is_idempotent(shift, cashier,
         services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1500.00"), person=person)
     assert pseudonymise_expired_persons.apply().get() == 1
     assert pseudonymise_expired_persons.apply().get() == 0
+
+
+def test_a_person_never_in_the_register_is_pseudonymised_once_unseen_past_retention(shift, cashier, casino):
+    # Identified for a purchase at the threshold: no register entry, only the transaction.
+    quiet = make_person(given_names="Rasa", surnames="Rasaitė", born="1975-02-02", document_number="LT0000009")
+    nine_years_ago = timezone.now() - dt.timedelta(days=9 * 366)
+    with time_machine.travel(nine_years_ago, tick=False):
+        Person.objects.filter(pk=quiet.pk).update(created_at=nine_years_ago)
+        services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1000.00"), person=quiet)
+    seen_lately = make_person(given_names="Eglė", surnames="Eglaitė", born="1982-03-03", document_number="LT0000010")
+    Person.objects.filter(pk=seen_lately.pk).update(created_at=nine_years_ago)
+    services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1000.00"), person=seen_lately)
+    assert not RegisterEntry.objects.exists()
+
+    assert pseudonymise_expired_persons.apply().get() == 1
+
+    assert Person.objects.get(pk=quiet.pk).pseudonymised_at is not None
+    assert Person.objects.get(pk=seen_lately.pk).pseudonymised_at is None

@@ -75,10 +75,10 @@ def test_the_application_role_cannot_truncate_alter_or_rewrite_history(installat
     assert paid.stdout.strip().splitlines()[-1] == "10.00"
 
     assert "permission denied" in _refused(app_url, "TRUNCATE tickets_ticketevent")
-    assert "must be owner" in _refused(app_url, "DROP TABLE cashdesk_movement")
+    assert "must be owner" in _refused(app_url, "DROP TABLE cashdesk_leg")
     assert "permission denied" in _refused(app_url, "CREATE TABLE scratch (id int)")
     assert "must be owner" in _refused(app_url, "ALTER TABLE tickets_ticket DISABLE TRIGGER ALL")
-    assert "append-only" in _refused(app_url, "UPDATE cashdesk_movement SET amount = 0")
+    assert "append-only" in _refused(app_url, "UPDATE cashdesk_leg SET amount = 0")
     assert "append-only" in _refused(app_url, "DELETE FROM tickets_ticketevent")
 
     with psycopg.connect(report_url) as conn:

@@ -28,7 +28,7 @@ from tests.reliability.processes import ADMIN_URL, ROOT, current_database_url, f
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
 VENV_BIN = Path(sys.executable).parent
-TABLES = ["tickets_ticket", "tickets_ticketevent", "cashdesk_movement", "compliance_registerentry", "compliance_person"]
+TABLES = ["tickets_ticket", "tickets_ticketevent", "cashdesk_leg", "compliance_registerentry", "compliance_person"]
 
 
 def production_env(database_url: str, tmp_path: Path, **extra: str) -> dict[str, str]:

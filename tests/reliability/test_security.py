@@ -49,6 +49,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "decide-hold": ("POST", {"shift_supervisor", "compliance_officer"}),
     "resolve-stuck": ("POST", {"shift_supervisor"}),
     "void-ticket": ("POST", {"shift_supervisor"}),
+    "supervisor-vault": ("GET", {"shift_supervisor"}),
     "reports": ("GET", {"shift_supervisor", "manager"}),
     "compliance-register": ("GET", {"compliance_officer", "manager"}),
     "compliance-purpose": ("GET", {"compliance_officer", "manager"}),

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from compliance import crypto
-from compliance.models import Person
+from compliance.models import Person, PersonDocument
 
 
 class Command(BaseCommand):
@@ -32,5 +32,8 @@ class Command(BaseCommand):
                         "document_number_index",
                     ]
                 )
+                for document in PersonDocument.objects.filter(person=person).exclude(document_number_encrypted=""):
+                    document.document_number_encrypted = crypto.rotate(document.document_number_encrypted)
+                    document.save(update_fields=["document_number_encrypted"])
             count += 1
         self.stdout.write(f"re-encrypted and re-indexed {count} persons")

@@ -1,0 +1,92 @@
+"""The access log of personal data, and retention."""
+
+import datetime as dt
+import hashlib
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from compliance.models import (
+    AccessLogEntry,
+    Person,
+    PersonDocument,
+)
+from machines.models import Casino
+
+
+def access_log_record(
+    *,
+    user: User,
+    casino: Casino,
+    action: str,
+    what: str,
+    purpose: str,
+    ip_address: str | None = None,
+    subject: dict[str, Any] | None = None,
+) -> None:
+    AccessLogEntry.objects.create(
+        user=user,
+        casino=casino,
+        action=action,
+        what=what[:255],
+        subject=subject or {},
+        purpose=purpose[:255] or "(none stated)",
+        ip_address=ip_address,
+    )
+
+
+def _pseudonymise(person: Person, now: dt.datetime) -> None:
+    with transaction.atomic():
+        Person.objects.filter(pk=person.pk, pseudonymised_at__isnull=True).update(
+            given_names="—",
+            surnames=f"PSEUDONYM-{hashlib.sha256(f'{person.pk}'.encode()).hexdigest()[:12]}",
+            date_of_birth=dt.date(person.date_of_birth.year, 1, 1),
+            personal_code_encrypted="",
+            personal_code_index=None,
+            document_number_encrypted="",
+            document_number_index=None,
+            document_expiry=None,
+            address="",
+            pseudonymised_at=now,
+        )
+        PersonDocument.objects.filter(person=person).update(document_number_encrypted="", document_expiry=None)
+
+
+def persons_pseudonymise(*, now: dt.datetime | None = None) -> int:
+    """Pseudonymise persons whose every register entry is past their casino's retention period.
+
+    Names, codes, documents (the previous ones too) and address go; the
+    register's entries and their amounts stay, still chained (the hash covers
+    no personal data). A person identified but never in the register (every
+    transaction at or under the threshold) is pseudonymised once last seen
+    longer ago than the longest retention of any casino.
+    """
+    now = now or timezone.now()
+    done = 0
+    candidates = Person.objects.filter(pseudonymised_at__isnull=True, register_entries__isnull=False).distinct()
+    for person in candidates.iterator():
+        entries = person.register_entries.select_related("casino")
+        if any(entry.created_at > _years_before(now, entry.casino.register_retention_years) for entry in entries):
+            continue
+        _pseudonymise(person, now)
+        done += 1
+    longest = max(Casino.objects.values_list("register_retention_years", flat=True), default=None)
+    if longest is not None:
+        cutoff = _years_before(now, longest)
+        unregistered = Person.objects.filter(pseudonymised_at__isnull=True, register_entries__isnull=True).filter(
+            Q(last_seen_at__lt=cutoff) | Q(last_seen_at__isnull=True, created_at__lt=cutoff)
+        )
+        for person in unregistered.iterator():
+            _pseudonymise(person, now)
+            done += 1
+    return done
+
+
+def _years_before(moment: dt.datetime, years: int) -> dt.datetime:
+    try:
+        return moment.replace(year=moment.year - years)
+    except ValueError:  # 29 February
+        return moment.replace(year=moment.year - years, day=28)

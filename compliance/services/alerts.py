@@ -1,0 +1,146 @@
+"""Alerts: linked-day totals, self-excluded payouts, structuring."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from compliance.history import operation_history
+from compliance.models import (
+    Alert,
+)
+from compliance.services.base import PAYOUT_KINDS, PURCHASE_KINDS, PersonError
+from compliance.services.identification import Identification
+from compliance.services.register import CashOperation
+
+
+def _raise_alert(**fields: Any) -> Alert | None:
+    try:
+        with transaction.atomic():
+            return Alert.objects.create(created_at=timezone.now(), **fields)
+    except IntegrityError:
+        return None  # this person's day already has the alert
+
+
+def alerts_evaluate(*, operation: CashOperation, identification: Identification | None) -> list[Alert]:
+    """Linked-day totals, self-excluded payouts and structuring; inside the money's transaction.
+
+    The desk's other transactions are read through the operation history the
+    project configures (compliance never imports the desk).
+    """
+    history = operation_history()
+    casino = operation.casino
+    day = casino.gaming_day(operation.at)
+    raised: list[Alert] = []
+    if identification is not None:
+        begin, finish = casino.gaming_day_bounds(day)
+        total = history.person_total(casino=casino, person_id=identification.person.pk, since=begin, until=finish)
+        for kind, threshold in (
+            (Alert.Kind.DUE_DILIGENCE, casino.due_diligence_threshold),
+            (Alert.Kind.FCIS_REPORT, casino.fcis_report_threshold),
+        ):
+            if total >= threshold:
+                alert = _raise_alert(
+                    casino=casino,
+                    kind=kind,
+                    person=identification.person,
+                    gaming_day=day,
+                    amount=total,
+                    details={"transaction": operation.transaction_id, "threshold": str(threshold)},
+                )
+                if alert:
+                    raised.append(alert)
+        if identification.self_excluded and operation.kind in PAYOUT_KINDS:
+            alert = _raise_alert(
+                casino=casino,
+                kind=Alert.Kind.SELF_EXCLUDED_PAYOUT,
+                person=identification.person,
+                gaming_day=day,
+                amount=operation.amount,
+                desk_id=operation.desk_id,
+                details={"transaction": operation.transaction_id},
+            )
+            if alert:
+                raised.append(alert)
+    low = (casino.identity_threshold * casino.structuring_ratio).quantize(Decimal("0.01"))
+    if operation.kind in PURCHASE_KINDS | PAYOUT_KINDS and low <= operation.amount <= casino.identity_threshold:
+        window = dt.timedelta(minutes=casino.structuring_window_minutes)
+        near = history.desk_amounts(
+            desk_id=operation.desk_id,
+            low=low,
+            high=casino.identity_threshold,
+            since=operation.at - window,
+            until=operation.at,
+        )
+        recent_alert = Alert.objects.filter(
+            kind=Alert.Kind.STRUCTURING_DESK, desk_id=operation.desk_id, created_at__gt=timezone.now() - window
+        ).exists()
+        if len(near) >= casino.structuring_count and not recent_alert:
+            alert = _raise_alert(
+                casino=casino,
+                kind=Alert.Kind.STRUCTURING_DESK,
+                desk_id=operation.desk_id,
+                gaming_day=day,
+                amount=sum((amount for _pk, amount in near), Decimal("0")),
+                details={"transactions": sorted(pk for pk, _amount in near)},
+            )
+            if alert:
+                raised.append(alert)
+        machine_id = operation.ticket_machine_id if operation.kind == "ticket_payout" else None
+        if machine_id is not None:
+            machine_window = dt.timedelta(hours=casino.machine_structuring_window_hours)
+            cashed = history.machine_ticket_amounts(
+                casino=casino,
+                machine_id=machine_id,
+                low=low,
+                high=casino.identity_threshold,
+                since=operation.at - machine_window,
+                until=operation.at,
+            )
+            recent_machine_alert = Alert.objects.filter(
+                kind=Alert.Kind.STRUCTURING_MACHINE,
+                machine_id=machine_id,
+                created_at__gt=timezone.now() - machine_window,
+            ).exists()
+            if len(cashed) >= casino.structuring_count and not recent_machine_alert:
+                alert = _raise_alert(
+                    casino=casino,
+                    kind=Alert.Kind.STRUCTURING_MACHINE,
+                    machine_id=machine_id,
+                    gaming_day=day,
+                    amount=sum((amount for _pk, amount in cashed), Decimal("0")),
+                    details={"transactions": sorted(pk for pk, _amount in cashed)},
+                )
+                if alert:
+                    raised.append(alert)
+    return raised
+
+
+def alert_review(*, alert: Alert, user: User) -> Alert:
+    if not user.has_perm("compliance.manage_alerts"):
+        raise PersonError(_("Only compliance officers handle alerts."))
+    updated = Alert.objects.filter(pk=alert.pk, status=Alert.Status.OPEN).update(
+        status=Alert.Status.IN_REVIEW, handled_by=user
+    )
+    if not updated:
+        raise PersonError(_("Only an open alert can be taken into review."))
+    return Alert.objects.get(pk=alert.pk)
+
+
+def alert_close(*, alert: Alert, user: User, note: str) -> Alert:
+    if not user.has_perm("compliance.manage_alerts"):
+        raise PersonError(_("Only compliance officers handle alerts."))
+    if not note.strip():
+        raise PersonError(_("Close an alert with a note on what was done."))
+    updated = (
+        Alert.objects.filter(pk=alert.pk)
+        .exclude(status=Alert.Status.CLOSED)
+        .update(status=Alert.Status.CLOSED, handled_by=user, note=note.strip(), closed_at=timezone.now())
+    )
+    if not updated:
+        raise PersonError(_("This alert is already closed."))
+    return Alert.objects.get(pk=alert.pk)

@@ -1,0 +1,240 @@
+"""Persons identified at the desk: found, created or updated from what the document says."""
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from stdnum.exceptions import ValidationError as StdnumError
+from stdnum.lt import asmens
+
+from compliance import crypto
+from compliance.models import (
+    Person,
+    PersonDocument,
+)
+from compliance.services.base import PersonError
+
+
+def personal_code_check(code: str, date_of_birth: dt.date | None) -> str:
+    """A Lithuanian asmens kodas: its checksum, and the date of birth it encodes."""
+    try:
+        compact = asmens.validate(code)
+    except StdnumError:
+        raise PersonError(_("The personal code (asmens kodas) is not valid: check the digits.")) from None
+    try:
+        encoded = asmens.get_birth_date(compact)
+    except StdnumError:
+        encoded = None  # codes issued without a birth date (first digit 9) carry none to compare
+    if encoded is not None and date_of_birth is not None and encoded != date_of_birth:
+        raise PersonError(
+            _("The personal code gives the date of birth %(encoded)s, not %(given)s.")
+            % {"encoded": f"{encoded:%Y-%m-%d}", "given": f"{date_of_birth:%Y-%m-%d}"}
+        )
+    return str(compact)
+
+
+def person_find(
+    *, personal_code: str = "", document_type: str = "", document_number: str = "", document_country: str = "LT"
+) -> Person | None:
+    """Exact search through the blind indexes: by personal code, or by identity document."""
+    if personal_code.strip():
+        found = Person.objects.filter(personal_code_index=crypto.blind_index("personal_code", personal_code)).first()
+        if found is not None:
+            return found
+    if document_number.strip() and document_type:
+        return Person.objects.filter(
+            document_country=(document_country or "LT").upper(),
+            document_type=document_type,
+            document_number_index=crypto.blind_index("document", document_number),
+        ).first()
+    return None
+
+
+def person_find_or_create(
+    *,
+    document_type: str = "",
+    document_number: str = "",
+    document_country: str = "LT",
+    personal_code: str = "",
+    given_names: str = "",
+    surnames: str = "",
+    date_of_birth: dt.date | None = None,
+    nationality: str = "LT",
+    document_expiry: dt.date | None = None,
+    address: str = "",
+) -> Person:
+    """A returning person by personal code or document; otherwise a new one, if every detail is given."""
+    existing = person_find(
+        personal_code=personal_code,
+        document_type=document_type,
+        document_number=document_number,
+        document_country=document_country,
+    )
+    if existing is not None:
+        return existing
+    number = crypto.normalise(document_number)
+    if document_type not in Person.DocumentType.values or not number:
+        raise PersonError(_("Enter the identity document's type and number."))
+    if not (given_names.strip() and surnames.strip() and date_of_birth and document_expiry):
+        raise PersonError(
+            _("New person: enter names, date of birth and the document's expiry date as in the document.")
+        )
+    nationality = (nationality or "LT").upper()
+    code = ""
+    if personal_code.strip():
+        code = personal_code_check(personal_code, date_of_birth)
+    elif nationality == "LT":
+        raise PersonError(_("Lithuanian citizens are identified with their personal code (asmens kodas)."))
+    try:
+        with transaction.atomic():
+            return Person.objects.create(
+                given_names=given_names.strip(),
+                surnames=surnames.strip(),
+                date_of_birth=date_of_birth,
+                nationality=nationality,
+                personal_code_encrypted=crypto.encrypt(code) if code else "",
+                personal_code_index=crypto.blind_index("personal_code", code) if code else None,
+                document_type=document_type,
+                document_number_encrypted=crypto.encrypt(number),
+                document_number_index=crypto.blind_index("document", number),
+                document_country=(document_country or "LT").upper(),
+                document_expiry=document_expiry,
+                address=address.strip(),
+            )
+    except IntegrityError:
+        raise PersonError(_("This personal code belongs to a person registered with another document.")) from None
+
+
+@dataclass(frozen=True)
+class IdentityDetails:
+    """What the cashier typed from the identity document: plain values, resolved inside the money's transaction."""
+
+    personal_code: str = ""
+    document_type: str = ""
+    document_number: str = ""
+    document_country: str = "LT"
+    given_names: str = ""
+    surnames: str = ""
+    date_of_birth: dt.date | None = None
+    nationality: str = "LT"
+    document_expiry: dt.date | None = None
+    address: str = ""
+
+    @property
+    def given(self) -> bool:
+        return bool(self.personal_code.strip() or self.document_number.strip())
+
+
+class IdentityMismatch(PersonError):
+    """The personal code or document belongs to a stored person whose name or birth date differ."""
+
+
+def _same_text(typed: str, stored: str) -> bool:
+    return " ".join(typed.split()).casefold() == " ".join(stored.split()).casefold()
+
+
+def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) -> Person:
+    """The person these details name: found, updated with a new document, or created.
+
+    Call inside the transaction that moves the money: if it is refused, no
+    personal data stays behind. A code or document typed with a name or birth
+    date that differ from the stored person's is refused, not booked to them;
+    a new document replaces the stored one and the old one is kept.
+    """
+    at = at or timezone.now()
+    existing = person_find(
+        personal_code=identity.personal_code,
+        document_type=identity.document_type,
+        document_number=identity.document_number,
+        document_country=identity.document_country,
+    )
+    if existing is None:
+        return person_find_or_create(
+            personal_code=identity.personal_code,
+            document_type=identity.document_type,
+            document_number=identity.document_number,
+            document_country=identity.document_country,
+            given_names=identity.given_names,
+            surnames=identity.surnames,
+            date_of_birth=identity.date_of_birth,
+            nationality=identity.nationality,
+            document_expiry=identity.document_expiry,
+            address=identity.address,
+        )
+    person = Person.objects.select_for_update().get(pk=existing.pk)
+    if (
+        (identity.given_names.strip() and not _same_text(identity.given_names, person.given_names))
+        or (identity.surnames.strip() and not _same_text(identity.surnames, person.surnames))
+        or (identity.date_of_birth is not None and identity.date_of_birth != person.date_of_birth)
+        or (
+            identity.personal_code.strip()
+            and person.personal_code_index
+            and crypto.blind_index("personal_code", crypto.normalise(identity.personal_code))
+            != person.personal_code_index
+        )
+    ):
+        raise IdentityMismatch(
+            _(
+                "This personal code or document is registered to a person with another name or date of birth. "
+                "Check the document; if the stored record is wrong, ask a compliance officer."
+            )
+        )
+    number = crypto.normalise(identity.document_number)
+    new_document = (
+        number
+        and identity.document_type in Person.DocumentType.values
+        and crypto.blind_index("document", number) != person.document_number_index
+    )
+    if new_document:
+        if identity.document_expiry is None:
+            raise PersonError(_("New document: enter its expiry date as in the document."))
+        PersonDocument.objects.create(
+            person=person,
+            document_type=person.document_type,
+            document_number_encrypted=person.document_number_encrypted,
+            document_country=person.document_country,
+            document_expiry=person.document_expiry,
+            replaced_at=at,
+        )
+        person.document_type = identity.document_type
+        person.document_number_encrypted = crypto.encrypt(number)
+        person.document_number_index = crypto.blind_index("document", number)
+        person.document_country = (identity.document_country or "LT").upper()
+        person.document_expiry = identity.document_expiry
+        try:
+            with transaction.atomic():
+                person.save(
+                    update_fields=[
+                        "document_type",
+                        "document_number_encrypted",
+                        "document_number_index",
+                        "document_country",
+                        "document_expiry",
+                    ]
+                )
+        except IntegrityError:
+            raise PersonError(_("This document is registered to another person.")) from None
+    elif identity.document_expiry is not None and (
+        person.document_expiry is None or identity.document_expiry > person.document_expiry
+    ):
+        # The same document, seen again with its expiry read anew.
+        Person.objects.filter(pk=person.pk).update(document_expiry=identity.document_expiry)
+        person.document_expiry = identity.document_expiry
+    return person
+
+
+def person_personal_code(person: Person) -> str:
+    return crypto.decrypt(person.personal_code_encrypted)
+
+
+def person_document_number(person: Person) -> str:
+    return crypto.decrypt(person.document_number_encrypted)
+
+
+def age_on(date_of_birth: dt.date, day: dt.date) -> int:
+    years = day.year - date_of_birth.year
+    if (day.month, day.day) < (date_of_birth.month, date_of_birth.day):
+        years -= 1
+    return years
