@@ -175,6 +175,16 @@ class SmartCardForm(PersonFieldsForm):
     )
 
 
+class SmartCardLoadForm(PersonFieldsForm):
+    card_number = forms.CharField(
+        label=_("Card number"), max_length=32, widget=forms.TextInput(attrs={"autofocus": True})
+    )
+    amount = money_field(_("Amount (EUR)"))
+    card_counter = AsciiIntegerField(
+        label=_("Card transaction counter (as the reader shows it)"), min_value=0, max_value=2_147_483_647
+    )
+
+
 class ReceiptPayoutForm(PersonFieldsForm):
     receipt_number = AsciiIntegerField(
         label=_("Machine receipt number"),

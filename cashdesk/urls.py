@@ -18,6 +18,7 @@ urlpatterns = [
     path("desk/chips/", desk.chips, name="desk-chips"),
     path("desk/tokens/", desk.tokens, name="desk-tokens"),
     path("desk/smartcard/", desk.smartcard, name="desk-smartcard"),
+    path("desk/smartcard/load/", desk.smartcard_load, name="desk-smartcard-load"),
     path("desk/receipt-payout/", desk.receipt_payout, name="desk-receipt-payout"),
     path("desk/transfer/", desk.transfer, name="desk-transfer"),
     path("desk/reverse/<int:pk>/", desk.reversal, name="desk-reversal"),

@@ -249,6 +249,19 @@ smartcard = _simple(
         operation_key=f.cleaned_data["operation_key"],
     ),
 )
+smartcard_load = _simple(
+    gettext_lazy("Cash onto a smart card"),
+    forms.SmartCardLoadForm,
+    lambda r, s, f: services.smartcard_load(
+        shift=s,
+        user=r.user,
+        card_number=f.cleaned_data["card_number"],
+        amount=f.cleaned_data["amount"],
+        card_counter=f.cleaned_data["card_counter"],
+        identity=f.identity(),
+        operation_key=f.cleaned_data["operation_key"],
+    ),
+)
 receipt_payout = _simple(
     gettext_lazy("Pay a machine receipt"),
     forms.ReceiptPayoutForm,

@@ -50,6 +50,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "resolve-stuck": ("POST", {"shift_supervisor"}),
     "void-ticket": ("POST", {"shift_supervisor"}),
     "supervisor-vault": ("GET", {"shift_supervisor"}),
+    "desk-smartcard-load": ("GET", {"cashier"}),
     "reports": ("GET", {"shift_supervisor", "manager"}),
     "compliance-register": ("GET", {"compliance_officer", "manager"}),
     "compliance-purpose": ("GET", {"compliance_officer", "manager"}),
