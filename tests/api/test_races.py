@@ -1,15 +1,13 @@
-"""Races on PostgreSQL: one connection per thread, all released by a barrier at once."""
+"""Races on PostgreSQL through the shared harness (tests/races.py): every request waits on the contested lock."""
 
-import threading
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 from django.db import connection
 
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory
+from tests.races import race
 from tickets.models import MachineRequest, Ticket, TicketEvent
 
 THREADS = 20
@@ -17,25 +15,14 @@ THREADS = 20
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def run_together(calls: list[Callable[[], Any]]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
+def ticket_gate(number: str) -> tuple[str, list[str]]:
+    """The contested ticket's row lock, held by the harness until every request waits on it."""
+    return ("SELECT id FROM tickets_ticket WHERE validation_number = %s FOR UPDATE", [number])
 
-    def worker(i: int) -> None:
-        try:
-            barrier.wait()
-            results[i] = calls[i]()
-        except Exception as error:
-            results[i] = error
-        finally:
-            connection.close()
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
+def machine_gate(machine_id: int) -> tuple[str, list[int]]:
+    """The issuing machine's row lock (it serialises the machine's issues)."""
+    return ("SELECT id FROM machines_machine WHERE id = %s FOR UPDATE", [machine_id])
 
 
 def test_twenty_machines_authorizing_one_ticket_get_exactly_one_hold(casino):
@@ -44,7 +31,7 @@ def test_twenty_machines_authorizing_one_ticket_get_exactly_one_hold(casino):
     number = issuer.issued_ticket("250.00")
     players = [MachineClient(MachineFactory(casino=casino)) for _ in range(THREADS)]
 
-    responses = run_together([lambda p=p: p.authorize(number) for p in players])
+    responses = race([lambda p=p: p.authorize(number) for p in players], gate=ticket_gate(number))
 
     statuses = Counter(r.status_code for r in responses)
     assert statuses == {200: 1, 409: THREADS - 1}
@@ -66,7 +53,7 @@ def test_twenty_full_redemptions_of_one_ticket_pay_it_once(casino):
             return "refused"
         return str(player.commit(number).json()["state"])
 
-    outcomes = run_together([lambda p=p: redeem(p) for p in players])
+    outcomes = race([lambda p=p: redeem(p) for p in players], gate=ticket_gate(number))
 
     assert Counter(outcomes) == {"redeemed": 1, "refused": THREADS - 1}
     ticket = Ticket.objects.get(validation_number=number)
@@ -79,7 +66,7 @@ def test_twenty_replays_of_one_issue_request_make_one_ticket(casino):
     clients = [MachineClient(machine) for _ in range(THREADS)]
     body = {"request_id": "cashout-race", "amount": "40.00"}
 
-    responses = run_together([lambda c=c: c.post("tickets/issue", body) for c in clients])
+    responses = race([lambda c=c: c.post("tickets/issue", body) for c in clients], gate=machine_gate(machine.pk))
 
     assert {r.status_code for r in responses} == {201}
     assert len({r.content for r in responses}) == 1
@@ -95,7 +82,9 @@ def test_twenty_replays_of_one_authorize_request_hold_once(casino):
     clients = [MachineClient(player) for _ in range(THREADS)]
     body = {"request_id": "ticket-in-race"}
 
-    responses = run_together([lambda c=c: c.post(f"tickets/{number}/authorize", body) for c in clients])
+    responses = race(
+        [lambda c=c: c.post(f"tickets/{number}/authorize", body) for c in clients], gate=ticket_gate(number)
+    )
 
     assert {r.status_code for r in responses} == {200}
     assert len({r.content for r in responses}) == 1
@@ -106,11 +95,12 @@ def test_concurrent_issues_from_one_machine_get_distinct_sequences(casino):
     machine = MachineFactory(casino=casino)
     clients = [MachineClient(machine) for _ in range(THREADS)]
 
-    responses = run_together(
+    responses = race(
         [
             lambda c=c, i=i: c.post("tickets/issue", {"request_id": f"r{i}", "amount": "1.00"})
             for i, c in enumerate(clients)
-        ]
+        ],
+        gate=machine_gate(machine.pk),
     )
 
     assert {r.status_code for r in responses} == {201}

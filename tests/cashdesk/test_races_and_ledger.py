@@ -10,10 +10,11 @@ from cashdesk import services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS
 from cashdesk.models import CashDesk, Leg
-from tests.api.test_races import run_together
+from tests.api.test_races import ticket_gate
 from tests.cashdesk.conftest import FLOAT
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
+from tests.races import race
 from tickets.models import Ticket
 
 
@@ -42,7 +43,7 @@ def test_cashier_and_machine_racing_for_tickets_never_both_win(casino):
                 return "machine refused"
             return "machine" if player.commit(number).json()["state"] == "redeemed" else "machine rejected"
 
-        results = run_together([cashier_pays, machine_redeems])
+        results = race([cashier_pays, machine_redeems], gate=ticket_gate(number))
         winners = [r for r in results if r in ("cashier", "machine")]
         assert len(winners) == 1, results
         outcomes[winners[0]] += 1

@@ -1,4 +1,3 @@
-import threading
 from decimal import Decimal
 
 import pytest
@@ -13,6 +12,7 @@ from compliance.models import RegisterEntry
 from compliance.services import GENESIS_HASH, register_correct, register_hash, register_verify
 from tests.cashdesk.test_identity_threshold import KINDS, _just_above, _run
 from tests.factories import make_person, make_user
+from tests.races import race
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -138,21 +138,18 @@ def test_two_desks_writing_at_once_keep_one_unbroken_chain(casino):
         shifts.append(
             (services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("100000.00")}), cashier)
         )
-    barrier = threading.Barrier(2)
 
     def work(shift, cashier):
-        try:
-            barrier.wait()
-            for _ in range(10):
-                services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1100.00"), person=person)
-        finally:
-            connection.close()
+        return [
+            services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1100.00"), person=person) for _ in range(10)
+        ]
 
-    threads = [threading.Thread(target=work, args=pair) for pair in shifts]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    # Both desks wait on the casino's chain lock (the register's one writer) before either writes.
+    results = race(
+        [lambda pair=pair: work(*pair) for pair in shifts],
+        gate=("SELECT id FROM machines_casino WHERE id = %s FOR UPDATE", [casino.pk]),
+    )
 
+    assert all(isinstance(result, list) for result in results), results
     assert RegisterEntry.objects.filter(casino=casino).count() == 20
     assert register_verify(casino) is None
