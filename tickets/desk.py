@@ -158,7 +158,8 @@ def ticket_hold(*, ticket: Ticket, user: User, reason: str, note: str, at: dt.da
     if refusal is not None:
         raise TicketRefused(refusal[0], refusal[1], ticket)
     from_state = ticket.state
-    _move(ticket, to=TicketState.ON_HOLD, at=at)
+    # A new hold starts a new case: an earlier decision to pay no longer clears the ticket.
+    _move(ticket, to=TicketState.ON_HOLD, at=at, hold_cleared_at=None)
     record_ticket_event(
         ticket,
         TicketEventKind.HELD,

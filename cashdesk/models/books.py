@@ -51,6 +51,7 @@ CASH_IN_KINDS: list[str] = [
     TransactionKind.TOKENS_BUY,
     TransactionKind.SMARTCARD_LOAD,
     TransactionKind.FILL,
+    TransactionKind.REVERSAL,  # undoing a cash-out brings the cash back in
 ]
 
 

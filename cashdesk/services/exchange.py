@@ -4,7 +4,7 @@ import secrets
 from decimal import Decimal
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -158,7 +158,7 @@ def tokens_cashout(
 
 
 def _card_read(card_number: str, credits: Decimal, card_counter: int) -> str:
-    card_number = card_number.strip()
+    card_number = card_number.strip().upper()
     if not card_number or len(card_number) > 32 or not (card_number.isascii() and card_number.isalnum()):
         raise CashDeskError("invalid_card", _("Enter the card number as printed (letters and digits)."))
     if credits <= 0 or credits != credits.quantize(MILL) or credits >= Decimal("1000000000"):
@@ -208,9 +208,16 @@ def _smartcard(
             note=f"card {card_number}",
             operation_key=operation_key,
         )
-        SmartCardRead.objects.create(
-            transaction=tx, card_number=card_number, credits=credits, card_counter=card_counter
-        )
+        try:
+            with transaction.atomic():
+                SmartCardRead.objects.create(
+                    transaction=tx, card_number=card_number, credits=credits, card_counter=card_counter
+                )
+        except IntegrityError:
+            # Another desk settled the same read at the same moment and committed first.
+            raise CashDeskError(
+                "already_paid", _("This card read was settled at the same moment at another desk.")
+            ) from None
     return tx
 
 

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashDesk, Counterparty, Leg, Shift, ShiftCount, ShiftCountLine, TransactionKind
+from cashdesk.models import CashDesk, Counterparty, Shift, ShiftCount, ShiftCountLine, TransactionKind
 from cashdesk.services.ledger import Line, lock_shift, post_transaction
 
 MAX_COUNT_VALUE = Decimal("9999999999.99")
@@ -66,9 +66,11 @@ def _write_count(
     """
     now = timezone.now()
     book = place_balances(desk)
-    first_count = not Leg.objects.filter(desk=desk).exists()
+    first_count = not ShiftCount.objects.filter(desk=desk).exists()
     expected = dict(counted) if first_count else book
     lines = _difference_lines(counted, book)
+    if sum((abs(line.amount) for line in lines), ZERO) > MAX_COUNT_VALUE:
+        raise CashDeskError("invalid_count", _("The count is too large; check the figures."))
     posting = None
     if lines:
         posting = post_transaction(

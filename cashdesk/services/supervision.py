@@ -79,8 +79,10 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
             raise CashDeskError("already_approved", _("This transfer has already been approved."))
         if transfer.requested_by_id == supervisor.pk:
             raise CashDeskError("own_request", _("A transfer is approved by someone other than who asked for it."))
+        desk_id = Shift.objects.values_list("desk_id", flat=True).get(pk=transfer.shift_id)
+        desk = CashDesk.objects.select_for_update().select_related("casino").get(pk=desk_id)
+        # Read under the desk's lock: a close or handover that held it has committed by now.
         shift = Shift.objects.get(pk=transfer.shift_id)
-        desk = CashDesk.objects.select_for_update().select_related("casino").get(pk=shift.desk_id)
         if shift.closed_at is not None:
             raise CashDeskError("shift_closed", _("The shift that asked for this transfer is closed."))
         vault = _vault_of(desk.casino_id)
@@ -107,6 +109,8 @@ def reversal_request(
         raise CashDeskError("not_reversible", _("%(kind)s cannot be reversed.") % {"kind": original.get_kind_display()})
     if not reason.strip():
         raise CashDeskError("reason_required", _("Say what went wrong."))
+    if original.created_by_id != user.pk:
+        raise CashDeskError("forbidden", _("Only the cashier who made a transaction asks to reverse it."))
     existing = ReversalRequest.objects.filter(original=original).first()
     if existing is not None and operation_key and existing.operation_key == operation_key:
         return existing  # the same form sent again

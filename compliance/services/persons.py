@@ -1,6 +1,7 @@
 """Persons identified at the desk: found, created or updated from what the document says."""
 
 import datetime as dt
+import unicodedata
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -132,7 +133,10 @@ class IdentityMismatch(PersonError):
 
 
 def _same_text(typed: str, stored: str) -> bool:
-    return " ".join(typed.split()).casefold() == " ".join(stored.split()).casefold()
+    def canonical(text: str) -> str:
+        return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
+
+    return canonical(typed) == canonical(stored)
 
 
 def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) -> Person:
@@ -190,6 +194,8 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
     if new_document:
         if identity.document_expiry is None:
             raise PersonError(_("New document: enter its expiry date as in the document."))
+        if not (identity.given_names.strip() and identity.surnames.strip() and identity.date_of_birth):
+            raise PersonError(_("New document: enter the names and date of birth as in the document."))
         PersonDocument.objects.create(
             person=person,
             document_type=person.document_type,
