@@ -255,3 +255,13 @@ def test_a_manager_sees_the_day_at_a_glance(cashier_day, screens):
     page.click("header button[value=lt]")
     page.wait_for_load_state()
     assert page.inner_text("h1").startswith("Apžvalga")
+
+    # The books after the cashier's day: every item's places and counterparties sum to zero.
+    page.goto(page.url.split("/dashboard/")[0] + "/reports/?report=books")
+    rows = page.locator("table tr").all_inner_texts()
+    totals = [row for row in rows if row.startswith("Iš viso (visada nulis)")]
+    assert totals, rows
+    assert all(row.split("\t")[-1].replace("\xa0", " ").strip() == "0,00 €" for row in totals), totals
+    assert any(row.startswith("Perteklius / trūkumas") and "10,00" in row for row in rows), rows
+    screen.assert_lithuanian()
+    screen.shot("books")
