@@ -19,6 +19,15 @@ class StaffAssignment(models.Model):
         db_table = "cashdesk_staffassignment"  # kept from when staff lived in cashdesk
         verbose_name = _("staff assignment")
         verbose_name_plural = _("staff assignments")
+        # What each role may do (staff.roles gives them to the roles); checked on the server by every view and service.
+        permissions = [
+            ("operate_desk", "Work a cash-desk shift (cashier)"),
+            ("record_receipt", "Record machine receipts (floor attendant)"),
+            ("supervise_desk", "Approve reversals and transfers, resolve and void tickets (shift supervisor)"),
+            ("decide_hold", "Decide held tickets (shift supervisor, compliance officer)"),
+            ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
+            ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} at {self.casino.code}"

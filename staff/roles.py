@@ -7,24 +7,24 @@ from django.contrib.auth.management import create_permissions
 from django.contrib.auth.models import Group, Permission
 
 ROLES: dict[str, list[str]] = {
-    "cashier": ["cashdesk.operate_desk"],
-    "floor_attendant": ["cashdesk.record_receipt"],
+    "cashier": ["staff.operate_desk"],
+    "floor_attendant": ["staff.record_receipt"],
     "shift_supervisor": [
-        "cashdesk.supervise_desk",
-        "cashdesk.decide_hold",
-        "cashdesk.view_reports",
-        "cashdesk.view_dashboard",
+        "staff.supervise_desk",
+        "staff.decide_hold",
+        "staff.view_reports",
+        "staff.view_dashboard",
     ],
     "compliance_officer": [
-        "cashdesk.decide_hold",
+        "staff.decide_hold",
         "compliance.view_registerentry",
         "compliance.view_personal_data",
         "compliance.manage_alerts",
         "compliance.import_self_exclusion",
     ],
     "manager": [
-        "cashdesk.view_reports",
-        "cashdesk.view_dashboard",
+        "staff.view_reports",
+        "staff.view_dashboard",
         "compliance.view_registerentry",
         "compliance.view_personal_data",
     ],

@@ -45,14 +45,6 @@ class CashDesk(models.Model):
         verbose_name = _("cash desk")
         verbose_name_plural = _("cash desks")
         ordering = ["casino", "code"]
-        permissions = [
-            ("operate_desk", "Work a cash-desk shift (cashier)"),
-            ("record_receipt", "Record machine receipts (floor attendant)"),
-            ("supervise_desk", "Approve reversals and transfers, resolve and void tickets (shift supervisor)"),
-            ("decide_hold", "Decide held tickets (shift supervisor, compliance officer)"),
-            ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
-            ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
-        ]
         constraints = [
             models.UniqueConstraint(fields=["casino", "code"], name="cashdesk_code_unique_per_casino"),
             models.UniqueConstraint(fields=["casino"], condition=Q(kind="vault"), name="cashdesk_one_vault_per_casino"),

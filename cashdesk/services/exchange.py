@@ -278,7 +278,7 @@ def _check_code() -> str:
 
 def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, user: User) -> MachineReceipt:
     """A floor attendant records the credits a token machine could not pay."""
-    if not user.has_perm("cashdesk.record_receipt"):
+    if not user.has_perm("staff.record_receipt"):
         raise CashDeskError("forbidden", _("Only floor attendants record machine receipts."))
     if amount <= 0 or amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the unpaid credits in euros and cents, more than zero."))

@@ -77,7 +77,7 @@ def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
         raise CashDeskError("shift_closed", _("This shift is closed."))
     if locked.cashier_id != user.pk:
         raise CashDeskError("not_your_shift", _("Only the cashier of this shift may work it."))
-    if not user.has_perm("cashdesk.operate_desk"):
+    if not user.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("Only cashiers work a cash-desk shift."))
     locked.desk = desk
     return locked, desk

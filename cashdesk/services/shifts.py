@@ -108,7 +108,7 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
     """
     if desk.kind != CashDesk.Kind.DESK:
         raise CashDeskError("not_a_desk", _("Shifts are worked at cash desks, not in the vault."))
-    if not cashier.has_perm("cashdesk.operate_desk"):
+    if not cashier.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("Only cashiers open a cash-desk shift."))
     amounts = count_amounts(counted)
     try:
@@ -151,7 +151,7 @@ def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int
     """Close this shift with a count and open the next cashier's with that count as its float."""
     if next_cashier.pk == user.pk:
         raise CashDeskError("same_cashier", _("Hand over to another cashier."))
-    if not next_cashier.has_perm("cashdesk.operate_desk"):
+    if not next_cashier.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("%(user)s is not a cashier.") % {"user": next_cashier})
     amounts = count_amounts(counted)
     with transaction.atomic():
@@ -185,7 +185,7 @@ def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int
 
 def vault_count(*, vault: CashDesk, user: User, counted: dict[str, Decimal | int]) -> ShiftCount:
     """A supervisor counts the vault: its first count brings its stock into the books, later ones post variances."""
-    if not user.has_perm("cashdesk.supervise_desk"):
+    if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor counts the vault."))
     if vault.kind != CashDesk.Kind.VAULT:
         raise CashDeskError("not_a_vault", _("Only the vault is counted here; desks count at their shifts."))

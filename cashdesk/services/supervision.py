@@ -29,7 +29,7 @@ REVERSIBLE_KINDS = [
 
 
 def _require_supervisor(user: User) -> None:
-    if not user.has_perm("cashdesk.supervise_desk"):
+    if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
 
 

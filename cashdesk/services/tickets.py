@@ -197,7 +197,7 @@ def ticket_hold(
 
 def hold_decide(*, case: HoldCase, user: User, pay: bool, note: str = "") -> HoldCase:
     """A supervisor or compliance officer decides: pay (a cashier then pays it) or refuse (voided)."""
-    if not user.has_perm("cashdesk.decide_hold"):
+    if not user.has_perm("staff.decide_hold"):
         raise CashDeskError("forbidden", _("Only a shift supervisor or compliance officer decides held tickets."))
     if not pay and not note.strip():
         raise CashDeskError("reason_required", _("Give the reason for refusing payment."))
@@ -231,7 +231,7 @@ def holds_mark_overdue(*, now: dt.datetime | None = None) -> int:
 
 def ticket_void(*, ticket: Ticket, user: User, reason: str) -> Ticket:
     """A supervisor voids a ticket that must never be paid (issued or never printed)."""
-    if not user.has_perm("cashdesk.supervise_desk"):
+    if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor voids tickets."))
     if not reason.strip():
         raise CashDeskError("reason_required", _("Give the reason for voiding."))
@@ -246,7 +246,7 @@ def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, met
     credits_taken: the machine's meters show the credits were added (the
     ticket is redeemed into that machine); otherwise the ticket is valid again.
     """
-    if not user.has_perm("cashdesk.supervise_desk"):
+    if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor resolves stuck redemptions."))
     if not reason.strip() or not meter_reading.strip():
         raise CashDeskError("reason_required", _("Give the meter reading and the reason."))

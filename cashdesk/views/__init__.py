@@ -15,12 +15,12 @@ def home(request: HttpRequest) -> HttpResponse:
     """Each role starts on its own page."""
     user = request.user
     for perm, target in (
-        ("cashdesk.operate_desk", "desk"),
-        ("cashdesk.view_dashboard", "dashboard"),
+        ("staff.operate_desk", "desk"),
+        ("staff.view_dashboard", "dashboard"),
         ("compliance.manage_alerts", "compliance-register"),
-        ("cashdesk.view_reports", "reports"),
-        ("cashdesk.decide_hold", "supervisor"),
-        ("cashdesk.record_receipt", "floor-receipts"),
+        ("staff.view_reports", "reports"),
+        ("staff.decide_hold", "supervisor"),
+        ("staff.record_receipt", "floor-receipts"),
     ):
         if user.has_perm(perm):
             return redirect(target)

@@ -10,7 +10,7 @@ from staff.access import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
 
 
-@role_required("cashdesk.view_dashboard")
+@role_required("staff.view_dashboard")
 def dashboard(request: StaffRequest) -> HttpResponse:
     """The manager's and supervisor's start page: today's ticket flow, liability, desk cash, exceptions."""
     casino = staff_casino(request)

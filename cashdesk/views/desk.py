@@ -21,7 +21,7 @@ from casino_office.errors import DomainError
 from tickets.models import Ticket
 from tickets.money import cash_payout, format_money
 
-CASHIER = "cashdesk.operate_desk"
+CASHIER = "staff.operate_desk"
 
 
 def _balances_context(shift: Shift) -> dict[str, Any]:
@@ -372,22 +372,22 @@ def handover(request: StaffRequest) -> HttpResponse:
     return _count_view(request, handover=True)
 
 
-@role_required(CASHIER, "cashdesk.supervise_desk", "cashdesk.view_reports")
+@role_required(CASHIER, "staff.supervise_desk", "staff.view_reports")
 def shift_summary(request: StaffRequest, pk: int) -> HttpResponse:
     shift = get_object_or_404(Shift.objects.select_related("desk"), pk=pk, desk__casino=staff_casino(request))
-    may_see_all = request.user.has_perm("cashdesk.supervise_desk") or request.user.has_perm("cashdesk.view_reports")
+    may_see_all = request.user.has_perm("staff.supervise_desk") or request.user.has_perm("staff.view_reports")
     if not may_see_all and shift.cashier_id != request.user.pk:
         return redirect("desk")
     counts = shift.counts.prefetch_related("lines").order_by("counted_at")
     return render(request, "cashdesk/shift_summary.html", {"summary_shift": shift, "counts": counts})
 
 
-@role_required(CASHIER, "cashdesk.supervise_desk")
+@role_required(CASHIER, "staff.supervise_desk")
 def transaction_detail(request: StaffRequest, pk: int) -> HttpResponse:
     tx = get_object_or_404(
         CashTransaction.objects.select_related("desk", "ticket", "shift"), pk=pk, casino=staff_casino(request)
     )
-    if not request.user.has_perm("cashdesk.supervise_desk") and tx.created_by_id != request.user.pk:
+    if not request.user.has_perm("staff.supervise_desk") and tx.created_by_id != request.user.pk:
         return redirect("desk")
     shift = open_shift(request)
     return _render(

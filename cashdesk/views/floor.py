@@ -10,7 +10,7 @@ from machines.models import Machine
 from staff.access import StaffRequest, role_required, staff_casino
 
 
-@role_required("cashdesk.record_receipt")
+@role_required("staff.record_receipt")
 def machine_receipts(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     form = forms.MachineReceiptForm(request.POST or None)

@@ -86,7 +86,7 @@ def _date(raw: str | None, default: dt.date) -> dt.date:
         return default
 
 
-@role_required("cashdesk.view_reports")
+@role_required("staff.view_reports")
 def report(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     kind = request.GET.get("report", "daily")

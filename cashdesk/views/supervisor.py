@@ -18,8 +18,8 @@ from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 from tickets.selectors import stuck_redemptions
 
-SUPERVISOR = "cashdesk.supervise_desk"
-DECIDER = "cashdesk.decide_hold"
+SUPERVISOR = "staff.supervise_desk"
+DECIDER = "staff.decide_hold"
 
 
 @role_required(SUPERVISOR, DECIDER)
