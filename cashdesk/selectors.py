@@ -1,12 +1,26 @@
-"""Reads of the cash desk that other layers need, as plain values (balances are in cashdesk.books)."""
+"""Reads of the cash desk: what its screens show, and what lower layers need as plain values.
+
+Balances are read in cashdesk.books.
+"""
 
 import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Sum
+from django.contrib.auth.models import User
+from django.db.models import Case, IntegerField, QuerySet, Sum, Value, When
 
-from cashdesk.models import IDENTITY_KINDS, CashTransaction, TransactionKind
+from cashdesk.models import (
+    IDENTITY_KINDS,
+    CashDesk,
+    CashTransaction,
+    HoldCase,
+    MachineReceipt,
+    ReversalRequest,
+    Shift,
+    TransactionKind,
+    Transfer,
+)
 from machines.models import Casino
 
 
@@ -71,3 +85,62 @@ class DeskOperationHistory:
             ):
                 rows.append({"person": tx.person, "day_total": group["total"], "transaction": tx})
         return rows
+
+
+# --- What the desk's, the floor's and the supervisor's screens read ---------------------------------
+
+
+def free_desks(casino: Casino) -> QuerySet[CashDesk]:
+    """The casino's cash desks with no open shift: where a cashier may open one."""
+    busy = Shift.objects.filter(closed_at__isnull=True).values("desk")
+    return CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).exclude(pk__in=busy)
+
+
+def recent_transactions(shift: Shift, limit: int = 15) -> QuerySet[CashTransaction]:
+    return shift.transactions.select_related("ticket").order_by("-id")[:limit]
+
+
+def cashiers_to_hand_over_to(casino: Casino, user: User) -> QuerySet[User]:
+    return (
+        User.objects.filter(assignment__casino=casino, groups__permissions__codename="operate_desk", is_active=True)
+        .exclude(pk=user.pk)
+        .distinct()
+    )
+
+
+def casino_vault(casino: Casino) -> CashDesk | None:
+    return CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.VAULT).first()
+
+
+def recent_machine_receipts(casino: Casino, limit: int = 30) -> QuerySet[MachineReceipt]:
+    return MachineReceipt.objects.filter(casino=casino).select_related("machine", "paid_by")[:limit]
+
+
+def pending_holds(casino: Casino) -> QuerySet[HoldCase]:
+    """Held tickets awaiting a decision, the overdue first, then by due day."""
+    return (
+        HoldCase.objects.filter(casino=casino, decision=HoldCase.Decision.PENDING)
+        .select_related("ticket", "opened_by")
+        .annotate(
+            overdue_first=Case(
+                When(overdue_since__isnull=False, then=Value(0)), default=Value(1), output_field=IntegerField()
+            )
+        )
+        .order_by("overdue_first", "decision_due", "id")
+    )
+
+
+def transfers_to_approve(casino: Casino) -> QuerySet[Transfer]:
+    return Transfer.objects.filter(
+        shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
+    ).select_related("shift__desk", "requested_by")
+
+
+def reversals_to_approve(casino: Casino) -> QuerySet[ReversalRequest]:
+    return ReversalRequest.objects.filter(original__casino=casino, reversal__isnull=True).select_related(
+        "original", "requested_by"
+    )
+
+
+def open_shifts(casino: Casino) -> QuerySet[Shift]:
+    return Shift.objects.filter(desk__casino=casino, closed_at__isnull=True).select_related("desk", "cashier")

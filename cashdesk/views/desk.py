@@ -4,7 +4,6 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -12,10 +11,10 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cashdesk import forms, services
+from cashdesk import forms, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashDesk, CashTransaction, Shift
+from cashdesk.models import CashTransaction, Shift
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from casino_office.errors import DomainError
 from tickets.models import Ticket
@@ -56,9 +55,7 @@ def desk_home(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     shift = open_shift(request)
     if shift is None:
-        busy = Shift.objects.filter(closed_at__isnull=True).values("desk")
-        desks = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).exclude(pk__in=busy)
-        form = forms.OpenShiftForm(request.POST or None, desks=desks)
+        form = forms.OpenShiftForm(request.POST or None, desks=selectors.free_desks(casino))
         if request.method == "POST" and form.is_valid():
             try:
                 services.shift_open(desk=form.cleaned_data["desk"], cashier=request.user, counted=form.counted())
@@ -67,7 +64,7 @@ def desk_home(request: StaffRequest) -> HttpResponse:
             except CashDeskError as error:
                 form.add_error(None, error.message)
         return render(request, "cashdesk/open_shift.html", {"form": form})
-    recent = shift.transactions.select_related("ticket").order_by("-id")[:15]
+    recent = selectors.recent_transactions(shift)
     return _render(request, "cashdesk/desk.html", shift, number_form=forms.NumberForm(), recent=recent)
 
 
@@ -330,11 +327,7 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
         return redirect("desk")
     casino = staff_casino(request)
     if handover:
-        cashiers = (
-            User.objects.filter(assignment__casino=casino, groups__permissions__codename="operate_desk", is_active=True)
-            .exclude(pk=request.user.pk)
-            .distinct()
-        )
+        cashiers = selectors.cashiers_to_hand_over_to(casino, request.user)
         form: forms.CountForm = forms.HandoverForm(request.POST or None, cashiers=cashiers)
     else:
         form = forms.CountForm(request.POST or None)

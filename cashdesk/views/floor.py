@@ -3,9 +3,8 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from cashdesk import forms, services
+from cashdesk import forms, selectors, services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import MachineReceipt
 from machines.models import Machine
 from staff.access import StaffRequest, role_required, staff_casino
 
@@ -35,5 +34,5 @@ def machine_receipts(request: StaffRequest) -> HttpResponse:
                     % {"number": receipt.number, "code": receipt.check_code},
                 )
                 return redirect("floor-receipts")
-    receipts = MachineReceipt.objects.filter(casino=casino).select_related("machine", "paid_by")[:30]
+    receipts = selectors.recent_machine_receipts(casino)
     return render(request, "cashdesk/floor.html", {"form": form, "receipts": receipts})

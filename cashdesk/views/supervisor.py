@@ -1,17 +1,16 @@
 from decimal import Decimal
 
 from django.contrib import messages
-from django.db.models import Case, IntegerField, Value, When
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from cashdesk import forms, services
+from cashdesk import forms, selectors, services
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashDesk, HoldCase, ReversalRequest, Shift, Transfer
+from cashdesk.models import HoldCase, ReversalRequest, Transfer
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.models import Ticket
 from tickets.money import format_money
@@ -26,35 +25,19 @@ DECIDER = "staff.decide_hold"
 def supervisor_home(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     is_supervisor = request.user.has_perm(SUPERVISOR)
-    holds = (
-        HoldCase.objects.filter(casino=casino, decision=HoldCase.Decision.PENDING)
-        .select_related("ticket", "opened_by")
-        .annotate(
-            overdue_first=Case(
-                When(overdue_since__isnull=False, then=Value(0)), default=Value(1), output_field=IntegerField()
-            )
-        )
-        .order_by("overdue_first", "decision_due", "id")
-    )
     context = {
-        "holds": holds,
+        "holds": selectors.pending_holds(casino),
         "decide_form": forms.DecideHoldForm(),
         "is_supervisor": is_supervisor,
     }
     if is_supervisor:
         context.update(
-            transfers=Transfer.objects.filter(
-                shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
-            ).select_related("shift__desk", "requested_by"),
-            reversals=ReversalRequest.objects.filter(original__casino=casino, reversal__isnull=True).select_related(
-                "original", "requested_by"
-            ),
+            transfers=selectors.transfers_to_approve(casino),
+            reversals=selectors.reversals_to_approve(casino),
             stuck=stuck_redemptions(casino=casino),
             resolve_form=forms.ResolveStuckForm(),
             void_form=forms.VoidTicketForm(),
-            open_shifts=Shift.objects.filter(desk__casino=casino, closed_at__isnull=True).select_related(
-                "desk", "cashier"
-            ),
+            open_shifts=selectors.open_shifts(casino),
         )
     return render(request, "cashdesk/supervisor.html", context)
 
@@ -154,7 +137,7 @@ def void_ticket(request: StaffRequest) -> HttpResponse:
 def vault(request: StaffRequest) -> HttpResponse:
     """The vault's book balance, and the supervisor's count: the first brings its stock into the books."""
     casino = staff_casino(request)
-    vault_desk = CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.VAULT).first()
+    vault_desk = selectors.casino_vault(casino)
     if vault_desk is None:
         messages.error(request, _("This casino has no vault set up."))
         return redirect("supervisor")
