@@ -53,7 +53,7 @@ def main() -> None:
 
     from bench.dataset import generate
     from cashdesk import dashboard, reports
-    from tickets.models import Ticket
+    from tickets.models import OUTSTANDING_STATES, Ticket
 
     casinos = {}
     for size in sizes:
@@ -87,10 +87,7 @@ def main() -> None:
         plans[size] = explain(
             Ticket.objects.filter(casino=casino, printed_at__lte=at)
             .filter(
-                Q(state__in=reports.OUTSTANDING_STATES)
-                | Q(redeemed_at__gt=at)
-                | Q(expired_at__gt=at)
-                | Q(voided_at__gt=at)
+                Q(state__in=OUTSTANDING_STATES) | Q(redeemed_at__gt=at) | Q(expired_at__gt=at) | Q(voided_at__gt=at)
             )
             .order_by()
             .values("casino")

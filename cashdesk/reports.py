@@ -13,7 +13,7 @@ from cashdesk.books import counterparty_balances, over_short_by_shift, physical_
 from cashdesk.items import ALL_ITEMS
 from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase
 from machines.models import Casino
-from tickets.models import Ticket, TicketEvent, TicketEventKind
+from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
 
@@ -56,9 +56,6 @@ def tickets_per_gaming_day(casino: Casino, start: dt.date, end: dt.date) -> list
             totals.setdefault(f"{label}_amount", Decimal("0"))
         result.append(totals)
     return result
-
-
-OUTSTANDING_STATES = ["issued", "redeem_pending", "on_hold"]
 
 
 def outstanding_liability(casino: Casino, at: dt.datetime, using: str | None = None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tickets.exceptions import TicketNotFound, TicketRefused
-from tickets.models import Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
+from tickets.models import FINAL_STATES, Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
 from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 from tickets.services import create_ticket_with_fresh_number, record_ticket_event, ticket_expiry_for
@@ -90,6 +90,10 @@ def ticket_cash_refusal(ticket: Ticket, now: dt.datetime) -> tuple[str, str] | N
 
 def _move(ticket: Ticket, *, to: str, at: dt.datetime, **fields: Any) -> None:
     """Compare-and-set from the state read under the lock; exactly one row must change."""
+    if ticket.state in FINAL_STATES:
+        raise TicketRefused(
+            "invalid_state", _("The ticket is %(state)s; it never changes again.") % {"state": ticket.state}
+        )
     changed = Ticket.objects.filter(pk=ticket.pk, state=ticket.state).update(state=to, **fields)
     if changed != 1:
         raise TicketRefused("invalid_state", _("The ticket changed while this was being done; scan it again."))

@@ -21,6 +21,13 @@ class TicketType(models.TextChoices):
     PROMO = "promo", _("Promotional")
 
 
+# The ticket's states by what they mean, written once: the models' constraints
+# and indexes, the reports and the API's schema all use these lists.
+# Outstanding: the casino owes the ticket's amount (the liability).
+OUTSTANDING_STATES: list[str] = [TicketState.ISSUED, TicketState.REDEEM_PENDING, TicketState.ON_HOLD]
+# Final: nothing moves the ticket again.
+FINAL_STATES: list[str] = [TicketState.REDEEMED, TicketState.VOID]
+
 # States in which the ticket has been printed (the print was confirmed, or the
 # ticket was issued already printed); every state but pending_print and void.
 _PRINTED_STATES = [
@@ -128,7 +135,7 @@ class Ticket(models.Model):
             ),
             models.Index(
                 fields=["casino", "printed_at"],
-                condition=Q(state__in=["issued", "redeem_pending", "on_hold"]),
+                condition=Q(state__in=OUTSTANDING_STATES),
                 name="ticket_outstanding_idx",
             ),
         ]

@@ -7,6 +7,8 @@ serializers describe the same shapes for machine vendors.
 
 from rest_framework import serializers
 
+from tickets.models import TicketState
+
 AMOUNT_PATTERN = r"^(0|[1-9][0-9]{0,11})(\.[0-9]{1,3})?$"
 NUMBER_PATTERN = r"^[0-9]{18}$"
 
@@ -53,7 +55,7 @@ class PrintDataSchema(serializers.Serializer):
     validation_display = serializers.CharField()
 
 
-_STATES = ["pending_print", "issued", "redeem_pending", "redeemed", "void", "expired", "on_hold"]
+_STATES = TicketState.values
 
 
 class TicketSchema(serializers.Serializer):
