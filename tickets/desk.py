@@ -92,7 +92,8 @@ def _move(ticket: Ticket, *, to: str, at: dt.datetime, **fields: Any) -> None:
     """Compare-and-set from the state read under the lock; exactly one row must change."""
     if ticket.state in FINAL_STATES:
         raise TicketRefused(
-            "invalid_state", _("The ticket is %(state)s; it never changes again.") % {"state": ticket.state}
+            "invalid_state",
+            _("The ticket is %(state)s; it never changes again.") % {"state": ticket.get_state_display()},
         )
     changed = Ticket.objects.filter(pk=ticket.pk, state=ticket.state).update(state=to, **fields)
     if changed != 1:
