@@ -148,11 +148,17 @@ def vault(request: StaffRequest) -> HttpResponse:
         except CashDeskError as error:
             form.add_error(None, error.message)
         else:
-            variance = sum((line.variance for line in count.lines.all()), Decimal("0"))
-            messages.success(
-                request,
-                _("Vault counted; difference from the books: %(variance)s.") % {"variance": format_money(variance)},
-            )
+            if vault_desk.counts.count() == 1:
+                counted = sum((line.counted_amount for line in count.lines.all()), Decimal("0"))
+                message = _("The vault's first count: %(amount)s entered the books.") % {
+                    "amount": format_money(counted)
+                }
+            else:
+                variance = sum((line.variance for line in count.lines.all()), Decimal("0"))
+                message = _("Vault counted; difference from the books: %(variance)s.") % {
+                    "variance": format_money(variance)
+                }
+            messages.success(request, message)
             return redirect("supervisor-vault")
     balances = place_balances(vault_desk)
     rows = [{"label": Item(item).label, "amount": balances[item]} for item in ALL_ITEMS]

@@ -236,6 +236,26 @@ def test_a_floor_attendant_cannot_reach_the_payout_page(screens, system):
     assert refused.status == 403
 
 
+def test_a_supervisor_counts_the_vault_into_the_books(screens):
+    screen = screens("supervisor")
+    page = screen.page
+    screen.login("pamainosvadove-tor")
+    screen.go("/supervisor/")
+    page.click("a[href='/supervisor/vault/']")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == "Seifas"
+    screen.assert_lithuanian()
+    screen.shot("vault-before-count")
+    page.fill("#id_cash", "250000.00")
+    page.click("main form button[type=submit]")
+    page.wait_for_load_state()
+    assert "Pirmasis saugyklos skaičiavimas" in page.inner_text(".messages")
+    holdings = page.locator("table").first.inner_text()
+    assert "250\xa0000,00" in holdings or "250 000,00" in holdings, holdings
+    screen.assert_lithuanian()
+    screen.shot("vault-counted")
+
+
 def test_a_manager_sees_the_day_at_a_glance(cashier_day, screens):
     screen = screens("manager")
     page = screen.page
