@@ -180,7 +180,6 @@ def post_transaction(
     `identity` here, inside the money's transaction.
     """
     casino = desk.casino
-    at = at or timezone.now()
     if legs is None:
         other: CashDesk | str = other_place or counterparty or COUNTERPARTY_OF_KIND[kind]
         legs = [(desk, line) for line in lines] + [(other, line.negated()) for line in lines]
@@ -195,6 +194,9 @@ def post_transaction(
     for place_id in sorted(places):
         if place_id != desk.pk:  # the desk is locked by the caller; others after it, in id order
             places[place_id] = CashDesk.objects.select_for_update().get(pk=place_id)
+    # The moment is taken once every place is locked: a transaction that waited for a place comes after
+    # whatever held it, in time as in the books.
+    at = at or timezone.now()
     for place_id, place in places.items():
         _check_not_negative(place, [line for p, line in legs if isinstance(p, CashDesk) and p.pk == place_id])
     _check_cash_limit(desk, kind, [line for p, line in legs if isinstance(p, CashDesk) and p.pk == desk.pk])

@@ -113,7 +113,7 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
     amounts = count_amounts(counted)
     try:
         with transaction.atomic():
-            locked = CashDesk.objects.select_for_update().select_related("casino").get(pk=desk.pk)
+            locked = CashDesk.objects.select_for_update().get(pk=desk.pk)
             shift = Shift.objects.create(desk=locked, cashier=cashier, opened_at=timezone.now())
             _write_count(
                 desk=locked,
@@ -191,7 +191,7 @@ def vault_count(*, vault: CashDesk, user: User, counted: dict[str, Decimal | int
         raise CashDeskError("not_a_vault", _("Only the vault is counted here; desks count at their shifts."))
     amounts = count_amounts(counted)
     with transaction.atomic():
-        locked = CashDesk.objects.select_for_update().select_related("casino").get(pk=vault.pk)
+        locked = CashDesk.objects.select_for_update().get(pk=vault.pk)
         return _write_count(
             desk=locked,
             shift=None,

@@ -80,7 +80,7 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
         if transfer.requested_by_id == supervisor.pk:
             raise CashDeskError("own_request", _("A transfer is approved by someone other than who asked for it."))
         desk_id = Shift.objects.values_list("desk_id", flat=True).get(pk=transfer.shift_id)
-        desk = CashDesk.objects.select_for_update().select_related("casino").get(pk=desk_id)
+        desk = CashDesk.objects.select_for_update().get(pk=desk_id)
         # Read under the desk's lock: a close or handover that held it has committed by now.
         shift = Shift.objects.get(pk=transfer.shift_id)
         if shift.closed_at is not None:
@@ -144,7 +144,7 @@ def reversal_approve(*, request: ReversalRequest, supervisor: User) -> CashTrans
         ticket = None
         if original.ticket_id is not None:
             ticket = Ticket.objects.select_for_update().get(pk=original.ticket_id)
-        desk = CashDesk.objects.select_for_update().select_related("casino").get(pk=original.desk_id)
+        desk = CashDesk.objects.select_for_update().get(pk=original.desk_id)
         if original.shift_id is None:
             raise CashDeskError("not_reversible", _("Only a desk's own transactions are reversed."))
         shift = Shift.objects.get(pk=original.shift_id)
