@@ -36,13 +36,25 @@ def _backend_pids_waiting_on_locks(gate: psycopg.Connection, pids: set[int]) -> 
     return {row[0] for row in rows}
 
 
-def race(calls: list[Callable[[], Any]], *, gate: tuple[str, list[Any]] | None = None) -> list[Any]:
+def _waiting(watcher: psycopg.Connection, pid: int | None) -> bool:
+    if pid is None:
+        return False
+    return bool(_backend_pids_waiting_on_locks(watcher, {pid}))
+
+
+def race(
+    calls: list[Callable[[], Any]], *, gate: tuple[str, list[Any]] | None = None, ordered: bool = False
+) -> list[Any]:
     """Run `calls` at once, one thread and connection each; returns each call's result or exception.
 
     gate: (sql, params) of a `SELECT ... FOR UPDATE` that locks the contested
     row. With a gate, the harness proves every call waited on that lock.
+    ordered (with a gate): each call starts only once the ones before it wait,
+    so they get the lock in the given order and the outcome is the one the
+    caller chose (a state machine's replayed step needs the same outcome).
     """
-    barrier = threading.Barrier(len(calls) + 1)
+    assert gate is not None or not ordered, "an ordered race needs a gate"
+    barrier = threading.Barrier(1 if ordered else len(calls) + 1)
     results: list[Any] = [None] * len(calls)
     pids: list[int | None] = [None] * len(calls)
 
@@ -59,25 +71,27 @@ def race(calls: list[Callable[[], Any]], *, gate: tuple[str, list[Any]] | None =
             connection.close()
 
     holder = psycopg.connect(_dsn(), autocommit=False) if gate else None
+    watcher = psycopg.connect(_dsn(), autocommit=True) if gate else None
     try:
         if holder is not None and gate is not None:
             locked = holder.execute(gate[0], gate[1]).fetchall()
             assert locked, "the gate's query locked no row"
         threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(len(calls))]
-        for thread in threads:
+        deadline = time.monotonic() + WAIT_LIMIT_SECONDS
+        for i, thread in enumerate(threads):
             thread.start()
-        barrier.wait(timeout=WAIT_LIMIT_SECONDS)
-        if holder is not None:
-            watcher = psycopg.connect(_dsn(), autocommit=True)
-            try:
-                contenders = {pid for pid in pids if pid is not None}
-                deadline = time.monotonic() + WAIT_LIMIT_SECONDS
-                while _backend_pids_waiting_on_locks(watcher, contenders) != contenders:
-                    finished = [i for i, t in enumerate(threads) if not t.is_alive()]
-                    assert not finished, f"calls {finished} finished without waiting on the gate: {results}"
-                    assert time.monotonic() < deadline, "the contenders never all waited on the gate's lock"
-            finally:
-                watcher.close()
+            if ordered and watcher is not None:
+                while not _waiting(watcher, pids[i]):
+                    assert thread.is_alive(), f"call {i} finished without waiting on the gate: {results[i]}"
+                    assert time.monotonic() < deadline, f"call {i} never waited on a lock"
+        if not ordered:
+            barrier.wait(timeout=WAIT_LIMIT_SECONDS)
+        if holder is not None and watcher is not None:
+            contenders = {pid for pid in pids if pid is not None}
+            while _backend_pids_waiting_on_locks(watcher, contenders) != contenders:
+                finished = [i for i, t in enumerate(threads) if not t.is_alive()]
+                assert not finished, f"calls {finished} finished without waiting on the gate: {results}"
+                assert time.monotonic() < deadline, "the contenders never all waited on the gate's lock"
             holder.commit()
         for thread in threads:
             thread.join(timeout=WAIT_LIMIT_SECONDS)
@@ -86,4 +100,6 @@ def race(calls: list[Callable[[], Any]], *, gate: tuple[str, list[Any]] | None =
     finally:
         if holder is not None:
             holder.close()
+        if watcher is not None:
+            watcher.close()
     return results

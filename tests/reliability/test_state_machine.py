@@ -20,15 +20,12 @@ exactly what the model moves.
 
 import datetime as dt
 import itertools
-import threading
-import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-import psycopg
 import pytest
 from django.db import connection
 from django.db.models import Sum
@@ -66,7 +63,7 @@ from cashdesk.models import (
     Transfer,
 )
 from tests.factories import CasinoFactory, MachineFactory, make_person, make_user
-from tests.races import _dsn
+from tests.races import race
 from tickets import services as ticket_services
 from tickets.exceptions import TicketError
 from tickets.models import Ticket, TicketEvent
@@ -159,57 +156,6 @@ def counted_amounts(counted: dict[str, Decimal | int]) -> dict[str, Decimal]:
     for item, quantity in counted.items():
         amounts[item] = Decimal(quantity) if item == Item.CASH else DENOMINATIONS[item] * int(quantity)
     return amounts
-
-
-def in_lock_order(calls: list[Callable[[], Any]], *, gate: tuple[str, list[Any]]) -> list[Any]:
-    """tests.races.race, in a given order: each call starts once the ones before it wait on the gate's lock.
-
-    Every call provably waits on a lock held by another transaction, and they get it in this order: the
-    outcome of a race is then the one the caller chose, so a step of the state machine stays
-    deterministic (Hypothesis replays steps and needs the same outcome). Returns each call's result, or
-    the exception it raised.
-    """
-    holder = psycopg.connect(_dsn(), autocommit=False)
-    watcher = psycopg.connect(_dsn(), autocommit=True)
-    results: list[Any] = [None] * len(calls)
-    pids: list[int | None] = [None] * len(calls)
-
-    def worker(i: int) -> None:
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_backend_pid()")
-                pids[i] = cursor.fetchone()[0]
-            results[i] = calls[i]()
-        except Exception as error:  # the result of a call that raised is its exception
-            results[i] = error
-        finally:
-            connection.close()
-
-    threads = []
-    try:
-        assert holder.execute(*gate).fetchall(), "the gate's query locked no row"
-        for i in range(len(calls)):
-            thread = threading.Thread(target=worker, args=(i,), daemon=True)
-            thread.start()
-            threads.append(thread)
-            deadline = time.monotonic() + 30
-            while (
-                pids[i] is None
-                or not watcher.execute(
-                    "SELECT 1 FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'", [pids[i]]
-                ).fetchone()
-            ):
-                assert thread.is_alive(), f"call {i} finished without waiting on a lock: {results[i]}"
-                assert time.monotonic() < deadline, f"call {i} never waited on a lock"
-                time.sleep(0.005)
-        holder.commit()
-        for thread in threads:
-            thread.join(timeout=30)
-        assert not any(thread.is_alive() for thread in threads), "a call is still running"
-    finally:
-        holder.close()
-        watcher.close()
-    return results
 
 
 class CashDeskMachine(RuleBasedStateMachine):
@@ -1025,7 +971,7 @@ class CashDeskMachine(RuleBasedStateMachine):
                     machine=self.machines[0], validation_number=found.validation_number, request_id=request_id
                 ),
             )
-        results = in_lock_order(calls, gate=("SELECT id FROM tickets_ticket WHERE id = %s FOR UPDATE", [found.pk]))
+        results = race(calls, gate=("SELECT id FROM tickets_ticket WHERE id = %s FOR UPDATE", [found.pk]), ordered=True)
         for result in results:
             assert not isinstance(result, Exception) or isinstance(result, CashDeskError | TicketError), result
         machine = results.pop(machine_at) if machine_at is not None else None
@@ -1060,9 +1006,10 @@ class CashDeskMachine(RuleBasedStateMachine):
             lambda: services.vault_count(vault=self.vault, user=self.supervisor, counted=as_counted(counted)),
             lambda: services.transfer_approve(transfer=transfer, supervisor=self.supervisor),
         ]
-        count, tx = in_lock_order(
+        count, tx = race(
             calls if count_first else calls[::-1],
             gate=("SELECT id FROM cashdesk_cashdesk WHERE id = %s FOR UPDATE", [self.vault.pk]),
+            ordered=True,
         )[:: 1 if count_first else -1]
         assert isinstance(count, ShiftCount), count
         if refusal is not None:
@@ -1235,7 +1182,7 @@ def test_random_sequences_keep_every_invariant() -> None:
     run_state_machine_as_test(
         CashDeskMachine,
         settings=settings(
-            max_examples=20,
+            max_examples=150,
             stateful_step_count=30,
             deadline=None,
             suppress_health_check=list(HealthCheck),
@@ -1255,12 +1202,13 @@ def test_a_vault_count_and_a_drop_approved_at_the_same_time_do_not_deadlock(casi
     drop = services.transfer_request(shift=shift, user=cashier, direction="drop", amount=Decimal("500.00"))
     # The count waits for the vault first, the approval (holding its desk) behind it. When both locked the
     # casino's row too (a select_related in select_for_update), PostgreSQL aborted one as a deadlock.
-    count, approved = in_lock_order(
+    count, approved = race(
         [
             lambda: services.vault_count(vault=vault, user=supervisor, counted=VAULT_FLOAT),
             lambda: services.transfer_approve(transfer=drop, supervisor=supervisor),
         ],
         gate=("SELECT id FROM cashdesk_cashdesk WHERE id = %s FOR UPDATE", [vault.pk]),
+        ordered=True,
     )
     assert isinstance(count, ShiftCount), count
     assert isinstance(approved, CashTransaction), approved
