@@ -1182,7 +1182,7 @@ def test_random_sequences_keep_every_invariant() -> None:
     run_state_machine_as_test(
         CashDeskMachine,
         settings=settings(
-            max_examples=150,
+            max_examples=20,
             stateful_step_count=30,
             deadline=None,
             suppress_health_check=list(HealthCheck),
