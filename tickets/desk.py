@@ -88,7 +88,7 @@ def ticket_cash_refusal(ticket: Ticket, now: dt.datetime) -> tuple[str, str] | N
     return None
 
 
-def _move(ticket: Ticket, *, to: str, at: dt.datetime, **fields: Any) -> None:
+def _move(ticket: Ticket, *, to: str, **fields: Any) -> None:
     """Compare-and-set from the state read under the lock; exactly one row must change."""
     if ticket.state in FINAL_STATES:
         raise TicketRefused(
@@ -118,7 +118,7 @@ def ticket_redeem_in_cash(
     if refusal is not None:
         raise TicketRefused(refusal[0], refusal[1], ticket)
     from_state = ticket.state
-    _move(ticket, to=TicketState.REDEEMED, at=at, redeemed_at=at, redeemed_by_user=user)
+    _move(ticket, to=TicketState.REDEEMED, redeemed_at=at, redeemed_by_user=user)
     record_ticket_event(ticket, TicketEventKind.REDEEMED, at=at, from_state=from_state, user=user, details=details)
     if printed_amount is not None and printed_amount != ticket.amount:
         record_ticket_event(
@@ -132,7 +132,7 @@ def ticket_redeem_in_cash(
         )
 
 
-def ticket_sell_at_desk(*, issuing_desk: Any, sequence: int, amount: Decimal, user: User, at: dt.datetime) -> Ticket:
+def ticket_sell_at_desk(*, issuing_desk: Any, sequence: int, amount: Decimal, at: dt.datetime) -> Ticket:
     """A new ticket sold for cash: issued by the desk and valid at once, printed as a voucher."""
     casino = issuing_desk.casino
     if amount > casino.max_ticket_amount:
@@ -164,7 +164,7 @@ def ticket_hold(*, ticket: Ticket, user: User, reason: str, note: str, at: dt.da
         raise TicketRefused(refusal[0], refusal[1], ticket)
     from_state = ticket.state
     # A new hold starts a new case: an earlier decision to pay no longer clears the ticket.
-    _move(ticket, to=TicketState.ON_HOLD, at=at, hold_cleared_at=None)
+    _move(ticket, to=TicketState.ON_HOLD, hold_cleared_at=None)
     record_ticket_event(
         ticket,
         TicketEventKind.HELD,
@@ -195,7 +195,7 @@ def ticket_hold_decided(*, ticket: Ticket, user: User, pay: bool, note: str, at:
             ticket, TicketEventKind.CLEARED_FOR_PAYMENT, at=at, from_state=ticket.state, user=user, reason=note
         )
         return
-    _move(ticket, to=TicketState.VOID, at=at, voided_at=at)
+    _move(ticket, to=TicketState.VOID, voided_at=at)
     record_ticket_event(
         ticket,
         TicketEventKind.VOIDED,
@@ -217,7 +217,7 @@ def ticket_void(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | No
             ticket,
         )
     from_state = ticket.state
-    _move(ticket, to=TicketState.VOID, at=at, voided_at=at)
+    _move(ticket, to=TicketState.VOID, voided_at=at)
     record_ticket_event(ticket, TicketEventKind.VOIDED, at=at, from_state=from_state, user=user, reason=reason)
     return ticket
 
@@ -236,9 +236,9 @@ def ticket_resolve_stuck(
     holder_id = ticket.holder_machine_id
     release: dict[str, Any] = {"holder_machine": None, "authorized_at": None, "hold_expires_at": None}
     if credits_taken:
-        _move(ticket, to=TicketState.REDEEMED, at=at, redeemed_at=at, redeemed_by_machine_id=holder_id, **release)
+        _move(ticket, to=TicketState.REDEEMED, redeemed_at=at, redeemed_by_machine_id=holder_id, **release)
     else:
-        _move(ticket, to=TicketState.ISSUED, at=at, **release)
+        _move(ticket, to=TicketState.ISSUED, **release)
     record_ticket_event(
         ticket,
         TicketEventKind.RESOLVED,

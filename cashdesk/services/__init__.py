@@ -22,7 +22,6 @@ from cashdesk.services.supervision import (
 from cashdesk.services.tickets import (
     hold_decide,
     holds_mark_overdue,
-    payout_refusal,
     ticket_hold,
     ticket_payout,
     ticket_present,
@@ -40,7 +39,6 @@ __all__ = [
     "holds_mark_overdue",
     "machine_receipt_pay",
     "machine_receipt_record",
-    "payout_refusal",
     "reversal_approve",
     "reversal_request",
     "shift_balances",

@@ -27,8 +27,6 @@ from tickets.exceptions import TicketError
 from tickets.models import Ticket
 from tickets.money import CENT, cash_payout
 
-payout_refusal = ticket_rules.ticket_cash_refusal
-
 
 @contextmanager
 def _as_desk_refusal() -> Iterator[None]:
@@ -127,7 +125,7 @@ def ticket_sell(
         CashDesk.objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
         with _as_desk_refusal():
             ticket = ticket_rules.ticket_sell_at_desk(
-                issuing_desk=desk, sequence=desk.last_ticket_sequence, amount=amount, user=user, at=now
+                issuing_desk=desk, sequence=desk.last_ticket_sequence, amount=amount, at=now
             )
         tx = post_transaction(
             shift=shift,
@@ -281,7 +279,6 @@ def ticket_present(*, shift: Shift, user: User, validation_number: str) -> tuple
 __all__ = [
     "hold_decide",
     "holds_mark_overdue",
-    "payout_refusal",
     "ticket_hold",
     "ticket_payout",
     "ticket_present",
