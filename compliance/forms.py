@@ -1,9 +1,25 @@
+import datetime as dt
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from compliance.models import RegisterKind
+
+
+class GamingDayField(forms.DateField):
+    """A gaming day in the years the system can hold (a day's bounds are computed from it: year 1 and 9999 overflow)."""
+
+    FIRST = dt.date(2000, 1, 1)
+    LAST = dt.date(2099, 12, 31)
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if value and not self.FIRST <= value <= self.LAST:
+            raise forms.ValidationError(
+                _("Give a day between %(first)s and %(last)s.") % {"first": self.FIRST, "last": self.LAST},
+                code="out_of_range",
+            )
 
 
 class PurposeForm(forms.Form):
@@ -17,18 +33,36 @@ class PurposeForm(forms.Form):
 
 
 class RegisterFilterForm(forms.Form):
-    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    start = GamingDayField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = GamingDayField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     kind = forms.ChoiceField(label=_("Kind"), choices=[("", _("All kinds")), *RegisterKind.choices], required=False)
     desk = forms.TypedChoiceField(label=_("Desk"), coerce=int, required=False, empty_value=None)
     cashier = forms.CharField(label=_("Cashier"), required=False, max_length=150)
     person_code = forms.CharField(label=_("Personal code or document number"), required=False, max_length=40)
 
-    def __init__(self, *args: Any, desks: Any = (), **kwargs: Any) -> None:
+    def __init__(self, *args: Any, desks: Any = (), code_allowed: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.code_allowed = code_allowed
         desk_field = self.fields["desk"]
         assert isinstance(desk_field, forms.TypedChoiceField)
         desk_field.choices = [("", _("All desks")), *[(desk.pk, desk.name) for desk in desks]]
+
+    def clean_person_code(self) -> str:
+        code = str(self.cleaned_data.get("person_code") or "").strip()
+        if code and not self.code_allowed:
+            # A code in the address would be written to every access log on its way.
+            raise forms.ValidationError(
+                _(
+                    "Search by personal code or document number with the form's button; "
+                    "it is not taken from the address."
+                ),
+                code="code_in_url",
+            )
+        return code
+
+
+class FcisDayForm(forms.Form):
+    day = GamingDayField(label=_("Gaming day"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
 
 class AlertCloseForm(forms.Form):

@@ -8,12 +8,12 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -39,7 +39,7 @@ def with_purpose(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
     @wraps(view)
     def wrapped(request: StaffRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not _purpose(request):
-            return redirect(f"{reverse('compliance-purpose')}?next={request.get_full_path()}")
+            return redirect(f"{reverse('compliance-purpose')}?{urlencode({'next': request.get_full_path()})}")
         return view(request, *args, **kwargs)
 
     return wrapped
@@ -63,9 +63,14 @@ def purpose(request: StaffRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         request.session[PURPOSE_KEY] = form.cleaned_data["purpose"].strip()
         target = form.cleaned_data["next"]
-        if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        # Only a path of this site: not another host, not a view name, not a script.
+        if not (
+            target.startswith("/")
+            and not target.startswith("//")
+            and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
+        ):
             target = reverse("compliance-register")
-        return redirect(target or "compliance-register")
+        return HttpResponseRedirect(target)
     return render(request, "compliance/purpose.html", {"form": form, "current": _purpose(request)})
 
 
@@ -77,10 +82,16 @@ def _period(form: forms.RegisterFilterForm, casino: Any) -> tuple[dt.date, dt.da
     return (start, end) if start <= end else (end, start)
 
 
+def _filter_data(request: StaffRequest) -> QueryDict | None:
+    """The register's filters: from the form's POST body, or (without a personal code) from the address."""
+    data = request.POST if request.method == "POST" else request.GET
+    return data or None
+
+
 def _filtered(request: StaffRequest) -> tuple[Any, dict[str, Any], forms.RegisterFilterForm]:
     casino = staff_casino(request)
     desks = selectors.register_desks(casino)
-    form = forms.RegisterFilterForm(request.GET or None, desks=desks)
+    form = forms.RegisterFilterForm(_filter_data(request), desks=desks, code_allowed=request.method == "POST")
     start, end = _period(form, casino)
     data = form.cleaned_data if form.is_valid() else {}
     person_id = None
@@ -139,6 +150,8 @@ def register(request: StaffRequest) -> HttpResponse:
     entries, filters, form = _filtered(request)
     action = AccessLogEntry.Action.SEARCH if "person" in filters else AccessLogEntry.Action.VIEW
     _log(request, action, f"register {filters}", _subject("register", filters))
+    # The export buttons send the same filters in a POST body (a personal code never goes into an address).
+    export_fields = [(name, form.data[name]) for name in form.fields if form.is_bound and form.data.get(name)]
     return render(
         request,
         "compliance/register.html",
@@ -148,7 +161,9 @@ def register(request: StaffRequest) -> HttpResponse:
             "form": form,
             "filters": filters,
             "purpose": _purpose(request),
+            "export_fields": export_fields,
         },
+        status=400 if form.is_bound and not form.is_valid() else 200,
     )
 
 
@@ -179,17 +194,17 @@ def person_detail(request: StaffRequest, pk: int) -> HttpResponse:
     )
 
 
-@role_required(REGISTER)
+@role_required(PERSONAL)
 @with_purpose
 def export(request: StaffRequest) -> HttpResponse:
-    if not request.user.has_perm(PERSONAL):
-        return HttpResponse(status=403)
     casino = staff_casino(request)
-    entries, filters, _form = _filtered(request)
+    entries, filters, form = _filtered(request)
+    if form.is_bound and not form.is_valid():
+        return HttpResponse(" ".join(str(e) for errors in form.errors.values() for e in errors), status=400)
     entries = entries.order_by("sequence")
     head = services.register_head(casino)
     period = f"{filters['start']:%Y-%m-%d} .. {filters['end']:%Y-%m-%d}"
-    fmt = request.GET.get("format", "csv")
+    fmt = (_filter_data(request) or QueryDict()).get("format", "csv")
     _log(request, AccessLogEntry.Action.EXPORT, f"register {fmt} {filters}", _subject("register_export", filters, fmt))
     if fmt == "pdf":
         response = HttpResponse(
@@ -255,10 +270,11 @@ def export(request: StaffRequest) -> HttpResponse:
 @with_purpose
 def fcis_report(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
-    try:
-        day = dt.date.fromisoformat(request.GET.get("day", ""))
-    except ValueError:
-        day = casino.gaming_day(timezone.now())
+    form = forms.FcisDayForm(request.GET)
+    if not form.is_valid():
+        error = " ".join(str(e) for e in form.errors["day"])
+        return render(request, "compliance/fcis.html", {"rows": [], "error": error}, status=400)
+    day = form.cleaned_data["day"] or casino.gaming_day(timezone.now())
     rows = selectors.fcis_report_rows(casino=casino, day=day)
     _log(
         request,
@@ -307,12 +323,17 @@ def fcis_report(request: StaffRequest) -> HttpResponse:
 
 
 @role_required(ALERTS, REGISTER)
+@with_purpose
 def alerts(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     status = request.GET.get("status", "")
     queue = Alert.objects.filter(casino=casino).select_related("person", "desk", "machine", "handled_by")
     if status in Alert.Status.values:
         queue = queue.filter(status=status)
+    else:
+        status = ""
+    shown = status or "all"
+    _log(request, AccessLogEntry.Action.VIEW, f"alerts {shown}", {"kind": "alerts", "status": shown})
     return render(
         request,
         "compliance/alerts.html",
@@ -329,7 +350,11 @@ def alert_action(request: StaffRequest, pk: int, action: str) -> HttpResponse:
             services.alert_review(alert=alert, user=request.user)
         else:
             form = forms.AlertCloseForm(request.POST)
-            services.alert_close(alert=alert, user=request.user, note=form.data.get("note", ""))
+            if not form.is_valid():
+                errors = " ".join(str(e) for e in form.errors.get("note", []))
+                messages.error(request, _("The alert was not closed: the note: %(errors)s") % {"errors": errors})
+                return redirect("compliance-alerts")
+            services.alert_close(alert=alert, user=request.user, note=form.cleaned_data["note"])
     except services.PersonError as error:
         messages.error(request, str(error))
     return redirect("compliance-alerts")

@@ -22,13 +22,19 @@ ROLES: dict[str, list[str]] = {
         "compliance.manage_alerts",
         "compliance.import_self_exclusion",
     ],
+    # Managers see the register's totals and who (initials and surname), never personal codes or document
+    # numbers: the person page and every export of personal data are the compliance officer's alone.
     "manager": [
         "staff.view_reports",
         "staff.view_dashboard",
         "compliance.view_registerentry",
-        "compliance.view_personal_data",
     ],
 }
+
+# Roles that approve money or read personal data log in with a second factor (TOTP) as well as the
+# password; cashiers and floor attendants work on terminals of the closed floor network and use the
+# password only. Django staff accounts (the admin) need the second factor too (staff.login).
+SECOND_FACTOR_ROLES = frozenset({"shift_supervisor", "compliance_officer", "manager"})
 
 
 def ensure_roles(**kwargs: Any) -> None:
