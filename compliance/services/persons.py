@@ -88,9 +88,11 @@ def person_find_or_create(
         code = personal_code_check(personal_code, date_of_birth)
     elif nationality == "LT":
         raise PersonError(_("Lithuanian citizens are identified with their personal code (asmens kodas)."))
-    try:
-        with transaction.atomic():
-            return Person.objects.create(
+    # A concurrent identification of the same new person may have inserted it first: ON CONFLICT DO NOTHING
+    # waits on the unique key for that transaction, then inserts nothing, and the person it wrote is found.
+    Person.objects.bulk_create(
+        [
+            Person(
                 given_names=given_names.strip(),
                 surnames=surnames.strip(),
                 date_of_birth=date_of_birth,
@@ -104,8 +106,15 @@ def person_find_or_create(
                 document_expiry=document_expiry,
                 address=address.strip(),
             )
-    except IntegrityError:
-        raise PersonError(_("This personal code belongs to a person registered with another document.")) from None
+        ],
+        ignore_conflicts=True,
+    )
+    found = person_find(
+        personal_code=code, document_type=document_type, document_number=number, document_country=document_country
+    )
+    if found is None:  # the conflicting row vanished before it could be read: nothing was written
+        raise PersonError(_("The person could not be registered just now; try again."))
+    return found
 
 
 @dataclass(frozen=True)
@@ -155,7 +164,8 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
         document_country=identity.document_country,
     )
     if existing is None:
-        return person_find_or_create(
+        # A new person, or the one another desk registered a moment ago: checked below like any returning person.
+        existing = person_find_or_create(
             personal_code=identity.personal_code,
             document_type=identity.document_type,
             document_number=identity.document_number,
