@@ -173,7 +173,8 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # JSON only, and never nested deeper than a request of the contract (tickets.api.parsers).
+    "DEFAULT_PARSER_CLASSES": ["tickets.api.parsers.ContractJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "tickets.api.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": None,

@@ -1,10 +1,11 @@
 from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.defaults import page_not_found, server_error
 
 from ops.views import health
+from tickets.api.views import api_not_found
 
 urlpatterns: list[object] = []
 if settings.BENCH_FLOOR_ENDPOINT:
@@ -15,6 +16,9 @@ urlpatterns += [
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
     path("api/v1/", include("tickets.api.urls")),
+    # Any other path under /api (also /api/v1 without its slash): the API's JSON 404 for every method, never a
+    # redirect or the staff UI's pages.
+    re_path(r"^api(?:/|$)", api_not_found),
     path("compliance/", include("compliance.urls")),
     path("", include("cashdesk.urls")),
 ]

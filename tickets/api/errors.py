@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -40,6 +42,12 @@ _CODES: list[tuple[type[exceptions.APIException], str]] = [
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApiError):
         return error_response(exc.status_code, exc.code, str(exc.detail), exc.headers)
+    if isinstance(exc, RequestDataTooBig):  # raised by Django when the parser reads the body
+        return error_response(
+            413,
+            "payload_too_large",
+            f"The body is larger than the {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes accepted.",
+        )
     response = exception_handler(exc, context)
     if response is None:
         return None

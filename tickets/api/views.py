@@ -13,6 +13,7 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
 from django.utils import translation
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -151,6 +152,7 @@ _ERRORS = {
     503: OpenApiResponse(ErrorSchema, description="unavailable: the database cannot be reached; retry"),
     403: OpenApiResponse(ErrorSchema, description="machine_disabled"),
     409: OpenApiResponse(ErrorSchema, description="request_id_reused or a state refusal"),
+    413: OpenApiResponse(ErrorSchema, description="payload_too_large: the body is larger than the server accepts"),
     422: OpenApiResponse(ErrorSchema, description="invalid input"),
 }
 _NUMBER_ERRORS = {
@@ -332,7 +334,7 @@ class TicketDetailView(MachineAPIView):
         operation_id="ticket_get",
         summary="A ticket's public fields",
         parameters=[_NUMBER_PARAM],
-        responses={200: TicketSchema, **{k: v for k, v in _NUMBER_ERRORS.items() if k not in (400, 409, 415)}},
+        responses={200: TicketSchema, **{k: v for k, v in _NUMBER_ERRORS.items() if k not in (400, 409, 413, 415)}},
     )
     def get(self, request: Request, validation_number: str) -> Response:
         machine = self.machine(request)
@@ -344,5 +346,6 @@ class TicketDetailView(MachineAPIView):
         return _with_ticket_number(machine, validation_number, act)
 
 
+@csrf_exempt  # nothing here to protect: without it, a machine's POST to a wrong path got the staff UI's CSRF page
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     return JsonResponse({"code": "not_found", "detail": "No such endpoint."}, status=404)
