@@ -2,6 +2,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django_otp.admin import OTPAdminSite
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -23,3 +24,14 @@ class ReadOnlyInline(admin.TabularInline):
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class StaffAdminSite(OTPAdminSite):
+    """The admin, for Django staff accounts that gave a second factor (django-otp's OTPAdminSite).
+
+    The login form is the plain one (throttled by axes like the staff login); the code is asked on the
+    staff's second-factor page, where an administrator also enrols (staff.middleware).
+    """
+
+    login_form = None
+    login_template = None

@@ -6,6 +6,7 @@ allows a built-in SECRET_KEY and the embedded defaults (SQLite file and a
 filesystem broker under var/), so a fresh checkout runs with no services.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -44,6 +45,10 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "csp",
     "machines",
     "staff",
     "tickets",
@@ -60,9 +65,12 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "staff.middleware.SecondFactorMiddleware",
     "casino_office.middleware.StaffLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a refused login into the lockout page
 ]
 
 ROOT_URLCONF = "casino_office.urls"
@@ -143,6 +151,36 @@ WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Login ----------------------------------------------------------------
+# Throttling (django-axes): an account, or an address, with AXES_FAILURE_LIMIT
+# failed logins within the cool-off is locked until the cool-off has passed
+# since its last failure (a shift supervisor can lift it sooner:
+# /supervisor/lockouts/). Both the staff login and the admin's. A good login
+# forgets that account's failures only (staff.login.StaffLoginHandler).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "staff.login.StaffLoginHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=3)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 30, minimum=1))
+AXES_RESET_ON_SUCCESS = True
+# Attempts while locked are refused without counting: the lock ends a cool-off after the limit was
+# reached, not a cool-off after the last try (someone still typing would never get in).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "staff.login.lockout_response"  # 429, in the staff's language
+AXES_CLIENT_IP_CALLABLE = "staff.login.client_address"
+AXES_ENABLE_ADMIN = False  # lockouts are lifted on the supervisors' page, or `manage.py axes_reset_username`
+# nginx on the same host (deploy/nginx): its X-Forwarded-For is believed, anyone else's is not.
+# Keep it the same as gunicorn's forwarded_allow_ips (deploy/gunicorn.conf.py).
+TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXY_IPS", ["127.0.0.1", "::1"])
+# Second factor (django-otp, TOTP) for the roles in staff.roles.SECOND_FACTOR_ROLES and the admin;
+# each wrong code doubles the wait before the next one (django-otp's throttling).
+OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Casino Office")
+OTP_TOTP_THROTTLE_FACTOR = 1
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # the admin never shows a device's key or QR code
 
 # --- Security -------------------------------------------------------------
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not (DEBUG or DEMO))

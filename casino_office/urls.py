@@ -4,9 +4,12 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 from django.views.defaults import page_not_found, server_error
 
+from casino_office.admin import StaffAdminSite
 from ops.views import health
 from tickets.api.views import api_not_found
 
+# Every app registers with admin.site; making it an OTP admin site keeps those registrations.
+admin.site.__class__ = StaffAdminSite
 urlpatterns: list[object] = []
 if settings.BENCH_FLOOR_ENDPOINT:
     from casino_office.bench_floor import FloorView
@@ -20,6 +23,7 @@ urlpatterns += [
     # redirect or the staff UI's pages.
     re_path(r"^api(?:/|$)", api_not_found),
     path("compliance/", include("compliance.urls")),
+    path("", include("staff.urls")),
     path("", include("cashdesk.urls")),
 ]
 

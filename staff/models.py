@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from machines.models import Casino
@@ -54,3 +55,31 @@ class StaffPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.language}"
+
+
+class LockoutLift(models.Model):
+    """A supervisor lifted a login lockout before its cool-off ended: who, what, when (append-only)."""
+
+    class Kind(models.TextChoices):
+        ACCOUNT = "account", _("account")
+        ADDRESS = "address", _("address")
+
+    kind = models.CharField(max_length=8, choices=Kind.choices, verbose_name=_("kind"))
+    value = models.CharField(max_length=255, verbose_name=_("account or address"))
+    failures = models.PositiveIntegerField(verbose_name=_("failed logins forgotten"))
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("lifted by")
+    )
+    lifted_at = models.DateTimeField(default=timezone.now, verbose_name=_("lifted at"))
+
+    class Meta:
+        verbose_name = _("lockout lift")
+        verbose_name_plural = _("lockout lifts")
+        ordering = ["-lifted_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(kind__in=["account", "address"]), name="lockoutlift_kind_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.value} by {self.lifted_by} at {self.lifted_at:%Y-%m-%d %H:%M}"

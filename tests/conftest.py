@@ -97,3 +97,58 @@ def table_counts() -> Callable[[], dict[str, int]]:
 def _fast_password_hashing(settings: Any) -> None:
     # PBKDF2's deliberate slowness buys nothing in tests.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# --- The second factor at the suite's logins -------------------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "real_second_factor: Client.force_login/login give no second factor")
+
+
+@pytest.fixture(autouse=True)
+def _second_factor_given_at_login(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Client.force_login (and Client.login) also give the second factor of those who need one.
+
+    Supervisors, compliance officers, managers and admins log in with a TOTP code too; most tests are
+    about what they do once logged in, so logging them in here gives them a confirmed TOTP device and
+    marks the session verified (django_otp's DEVICE_ID_SESSION_KEY), as the second-factor page does.
+    The second factor itself is tested in tests/staff/test_login_security.py, through the real login
+    and second-factor pages; a test marked `real_second_factor` gets the plain, unverified login.
+    """
+    if request.node.get_closest_marker("real_second_factor"):
+        return
+    from django.contrib.auth import SESSION_KEY, get_user_model
+    from django.http import HttpRequest
+    from django_otp import DEVICE_ID_SESSION_KEY
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    from staff.login import needs_second_factor
+
+    force_login, login = Client.force_login, Client.login
+
+    def give_second_factor(client: Client, user: Any) -> None:
+        if not needs_second_factor(user):
+            return
+        device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+        if device is None:
+            device = TOTPDevice.objects.create(user=user, name="test", confirmed=True)
+        session = client.session
+        session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+        session.save()
+
+    def force_login_verified(self: Client, user: Any, backend: str | None = None) -> None:
+        force_login(self, user, backend)
+        give_second_factor(self, user)
+
+    def login_verified(self: Client, **credentials: Any) -> bool:
+        if "request" not in credentials:  # axes counts failures per request: it needs one
+            credentials["request"] = HttpRequest()
+            credentials["request"].META["REMOTE_ADDR"] = "127.0.0.1"
+        if not login(self, **credentials):
+            return False
+        give_second_factor(self, get_user_model().objects.get(pk=self.session[SESSION_KEY]))
+        return True
+
+    monkeypatch.setattr(Client, "force_login", force_login_verified)
+    monkeypatch.setattr(Client, "login", login_verified)

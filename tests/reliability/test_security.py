@@ -50,6 +50,9 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "resolve-stuck": ("POST", {"shift_supervisor"}),
     "void-ticket": ("POST", {"shift_supervisor"}),
     "supervisor-vault": ("GET", {"shift_supervisor"}),
+    "lockouts": ("GET", {"shift_supervisor"}),
+    "lockout-lift": ("POST", {"shift_supervisor"}),
+    "second-factor": ("GET", STAFF),  # those who need no code, or gave it, are sent on (tests/staff)
     "desk-smartcard-load": ("GET", {"cashier"}),
     "reports": ("GET", {"shift_supervisor", "manager"}),
     "compliance-register": ("GET", {"compliance_officer", "manager"}),

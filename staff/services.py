@@ -1,0 +1,106 @@
+"""Writes for logins: lifting a lockout, enrolling and checking the second factor, resetting it."""
+
+import logging
+from base64 import b32encode
+
+from axes.models import AccessAttempt
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from machines.models import Casino
+from staff.errors import StaffError
+from staff.models import LockoutLift
+from staff.selectors import own_and_unknown
+
+logger = logging.getLogger(__name__)
+
+_FIELD = {LockoutLift.Kind.ACCOUNT: "username", LockoutLift.Kind.ADDRESS: "ip_address"}
+
+
+def lockout_lift(*, kind: str, value: str, casino: Casino, lifted_by: User) -> LockoutLift | None:
+    """Forget the failed logins that lock an account or an address, and record who did it.
+
+    Only the failures a supervisor of `casino` may see are forgotten (staff.selectors.own_and_unknown):
+    of its own staff's accounts and of names of nobody. Refused (`not_yours`) when every failure there
+    belongs to another casino's account; None when there is nothing left to lift (it expired, or
+    another supervisor lifted it first).
+    """
+    field = _FIELD[LockoutLift.Kind(kind)]
+    with transaction.atomic():
+        # Locked in a stable order, so that two supervisors lifting at once forget each failure once.
+        rows = list(AccessAttempt.objects.select_for_update().filter(**{field: value}).order_by("pk"))
+        names = {row.username or "" for row in rows} | ({value} if kind == LockoutLift.Kind.ACCOUNT else set())
+        own, unknown = own_and_unknown(casino, names)
+        if kind == LockoutLift.Kind.ACCOUNT and value not in own | unknown:
+            raise StaffError("not_yours", _("This account is not of your casino."))
+        mine = [row for row in rows if (row.username or "") in own | unknown]
+        if rows and not mine:
+            raise StaffError("not_yours", _("These failed logins are for another casino's accounts."))
+        if not mine:
+            return None
+        failures = sum(row.failures_since_start for row in mine)
+        AccessAttempt.objects.filter(pk__in=[row.pk for row in mine]).delete()
+        lift = LockoutLift.objects.create(
+            kind=kind, value=value, failures=failures, casino=casino, lifted_by=lifted_by, lifted_at=timezone.now()
+        )
+    logger.info(
+        "login lockout lifted: %s %s, %d failed logins forgotten, by user %s of casino %s",
+        kind,
+        value,
+        failures,
+        lifted_by.pk,
+        casino.code,
+    )
+    return lift
+
+
+def second_factor_device(*, user: User) -> TOTPDevice:
+    """The user's confirmed TOTP device, or the one they are enrolling (made once, kept until confirmed)."""
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()  # one enrolment device, however many tabs
+        devices = TOTPDevice.objects.filter(user=user).order_by("-confirmed", "pk")
+        device = devices.first()
+        if device is None:
+            device = TOTPDevice.objects.create(user=user, name="authenticator app", confirmed=False)
+    return device
+
+
+def second_factor_secret(device: TOTPDevice) -> str:
+    """The key as an authenticator app asks for it by hand: base32, in groups of four."""
+    text = b32encode(device.bin_key).decode()
+    return " ".join(text[i : i + 4] for i in range(0, len(text), 4))
+
+
+def second_factor_check(*, device: TOTPDevice, code: str) -> TOTPDevice:
+    """Check a code; the first good code confirms an enrolment. Each wrong code doubles the wait for the next.
+
+    A code is good once: the device remembers the last time step it accepted (django-otp's TOTPDevice).
+    """
+    refusal: StaffError | None = None
+    with transaction.atomic():  # the failure count is saved: a refusal is raised only after the commit
+        device = TOTPDevice.objects.select_for_update().get(pk=device.pk)
+        allowed, details = device.verify_is_allowed()
+        if not allowed:
+            until = (details or {}).get("locked_until")
+            seconds = max(1, int((until - timezone.now()).total_seconds()) + 1) if until else 1
+            refusal = StaffError("wait", _("Too many wrong codes: try again in %(seconds)s s.") % {"seconds": seconds})
+        elif not device.verify_token(code):
+            logger.info("second factor: wrong code for user %s", device.user_id)
+            refusal = StaffError("wrong_code", _("Wrong code. Enter the code your app shows now."))
+        elif not device.confirmed:
+            device.confirmed = True
+            device.save(update_fields=["confirmed"])
+            logger.info("second factor: user %s enrolled a device", device.user_id)
+    if refusal is not None:
+        raise refusal
+    return device
+
+
+def second_factor_reset(*, user: User) -> int:
+    """Remove the user's devices (a lost phone): they enrol again at their next login. Returns how many."""
+    count, _details = TOTPDevice.objects.filter(user=user).delete()
+    logger.info("second factor: %d device(s) of user %s removed", count, user.pk)
+    return count

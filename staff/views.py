@@ -1,0 +1,92 @@
+"""The second-factor page (every role that needs one) and the supervisors' page of login lockouts."""
+
+import segno
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+from django_otp import login as otp_login
+
+from staff import selectors, services
+from staff.access import StaffRequest, role_required, staff_casino
+from staff.errors import StaffError
+from staff.forms import LockoutLiftForm, SecondFactorForm
+from staff.login import needs_second_factor
+
+SUPERVISOR = "staff.supervise_desk"
+
+
+def _next(request: HttpRequest) -> str:
+    target = request.GET.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("home")
+
+
+@login_required
+def second_factor(request: StaffRequest) -> HttpResponse:
+    """Enrol an authenticator app (a QR code and the key in text), or enter its code; then on to `next`."""
+    target = _next(request)
+    if not needs_second_factor(request.user) or request.user.is_verified():  # type: ignore[attr-defined]
+        return redirect(target)
+    device = services.second_factor_device(user=request.user)
+    form = SecondFactorForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            device = services.second_factor_check(device=device, code=form.cleaned_data["code"])
+        except StaffError as error:
+            form.add_error("code", error.message)
+        else:
+            request.session.cycle_key()  # a new session key for the fully logged-in session
+            otp_login(request, device)
+            return redirect(target)
+    context: dict[str, object] = {"form": form, "enrolling": not device.confirmed}
+    if not device.confirmed:
+        context["qr"] = segno.make(device.config_url, error="m").svg_data_uri(scale=5, border=2)
+        context["secret"] = services.second_factor_secret(device)
+    return render(request, "staff/second_factor.html", context)
+
+
+@role_required(SUPERVISOR)
+def lockouts(request: StaffRequest) -> HttpResponse:
+    casino = staff_casino(request)
+    accounts, addresses = selectors.lockouts_for(casino)
+    return render(
+        request,
+        "staff/lockouts.html",
+        {
+            "accounts": accounts,
+            "addresses": addresses,
+            "lifts": selectors.recent_lifts(casino),
+            "limit": settings.AXES_FAILURE_LIMIT,
+        },
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def lockout_lift(request: StaffRequest) -> HttpResponse:
+    form = LockoutLiftForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest(_("No such lockout."), content_type="text/plain; charset=utf-8")
+    try:
+        lift = services.lockout_lift(
+            kind=form.cleaned_data["kind"],
+            value=form.cleaned_data["value"],
+            casino=staff_casino(request),
+            lifted_by=request.user,
+        )
+    except StaffError as error:
+        raise Http404(error.message) from None
+    if lift is None:
+        messages.info(request, _("Nothing to lift: the lockout has ended or was lifted already."))
+    else:
+        messages.success(request, _("Lockout lifted: %(value)s.") % {"value": lift.value})
+    return redirect("lockouts")
