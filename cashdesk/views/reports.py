@@ -3,15 +3,18 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
+from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cashdesk import reports
 from cashdesk.items import Item
 from cashdesk.models import TransactionKind
+from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
 
@@ -79,11 +82,44 @@ def _shown(column: str, value: Any) -> str:
     return str(value)
 
 
+# The periods a report may ask for: wide enough for any casino's history, and far enough from the
+# calendar's ends (year 1, year 9999) that a gaming day's bounds and time zones never overflow.
+FIRST_DAY = dt.date(2000, 1, 1)
+LAST_DAY = dt.date(2999, 12, 31)
+
+
+class BadPeriod(ValueError):
+    pass
+
+
+def _within_range(day: dt.date) -> dt.date:
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise BadPeriod(
+            _("Choose dates from %(first)s to %(last)s.")
+            % {"first": date_format(FIRST_DAY, "SHORT_DATE_FORMAT"), "last": date_format(LAST_DAY, "SHORT_DATE_FORMAT")}
+        )
+    return day
+
+
 def _date(raw: str | None, default: dt.date) -> dt.date:
-    try:
-        return dt.date.fromisoformat(raw) if raw else default
-    except ValueError:
+    if not raw:
         return default
+    try:
+        day = dt.date.fromisoformat(raw)
+    except ValueError:
+        raise BadPeriod(_("Enter dates as YYYY-MM-DD.")) from None
+    return _within_range(day)
+
+
+def _moment(raw: str | None, casino: Casino) -> dt.datetime:
+    if not raw:
+        return timezone.now()
+    try:
+        moment = dt.datetime.fromisoformat(raw)
+    except ValueError:
+        raise BadPeriod(_("Enter the moment as YYYY-MM-DDTHH:MM.")) from None
+    _within_range(moment.date())
+    return moment.replace(tzinfo=casino.zoneinfo)
 
 
 @role_required("staff.view_reports")
@@ -93,15 +129,17 @@ def report(request: StaffRequest) -> HttpResponse:
     if kind not in REPORTS:
         kind = "daily"
     today = casino.gaming_day(timezone.now())
-    start = _date(request.GET.get("start"), today - dt.timedelta(days=6))
-    end = _date(request.GET.get("end"), today)
+    start, end, at = today - dt.timedelta(days=6), today, timezone.now()
+    try:
+        start = _date(request.GET.get("start"), start)
+        end = _date(request.GET.get("end"), end)
+        at = _moment(request.GET.get("at"), casino)
+    except BadPeriod as refused:
+        # The page again with its default period, saying what was wrong; nothing is read for the bad one.
+        messages.error(request, str(refused))
+        return _page(request, kind, today - dt.timedelta(days=6), today, timezone.now(), [], [], status=400)
     if end < start:
         start, end = end, start
-    at_raw = request.GET.get("at")
-    try:
-        at = dt.datetime.fromisoformat(at_raw).replace(tzinfo=casino.zoneinfo) if at_raw else timezone.now()
-    except ValueError:
-        at = timezone.now()
 
     columns: list[str]
     rows: list[dict[str, Any]]
@@ -143,6 +181,19 @@ def report(request: StaffRequest) -> HttpResponse:
         for row in rows:
             writer.writerow([row.get(column, "") for column in columns])
         return response
+    return _page(request, kind, start, end, at, columns, rows)
+
+
+def _page(
+    request: StaffRequest,
+    kind: str,
+    start: dt.date,
+    end: dt.date,
+    at: dt.datetime,
+    columns: list[str],
+    rows: list[dict[str, Any]],
+    status: int = 200,
+) -> HttpResponse:
     table = [[_shown(column, row.get(column, "")) for column in columns] for row in rows]
     return render(
         request,
@@ -157,4 +208,5 @@ def report(request: StaffRequest) -> HttpResponse:
             "end": end,
             "at": timezone.localtime(at),
         },
+        status=status,
     )
