@@ -1,10 +1,18 @@
-"""Database triggers that make a table append-only: UPDATE and DELETE are refused.
+"""Database triggers that make a table append-only: UPDATE, DELETE and TRUNCATE are refused.
 
-TRUNCATE is left to database privileges (the application's role should not
-own the tables in production; see docs/): the test suite's flush needs it.
+`append_only(table)` refuses UPDATE and DELETE (a row trigger) and TRUNCATE
+(a statement trigger; PostgreSQL only, SQLite has no TRUNCATE). The tables
+made append-only before it refused TRUNCATE got the statement trigger from a
+later migration, `refuse_truncate(table)`; tests/test_append_only.py finds any
+table that refuses UPDATE and DELETE but not TRUNCATE.
+The application's role cannot TRUNCATE anyway (scripts/db-roles); the trigger
+also stops the tables' owner from doing it by mistake. A superuser can still switch triggers off
+(`session_replication_role = replica`), as the test suite's flush does
+(tests/conftest.py): the register's keyed chain and its anchors outside the
+database are what catch that (compliance.services.anchors).
 
-Used by migrations for audit tables (ticket events, and later the ledger and
-the register). The rule holds for any client of the database, not just the ORM.
+Used by migrations for audit tables (ticket events, the books, the register).
+The rule holds for any client of the database, not just the ORM.
 """
 
 from django.db import migrations
@@ -53,11 +61,53 @@ def _statements(vendor: str, table: str) -> tuple[list[str], list[str]]:
 
 def append_only(table: str) -> migrations.RunPython:
     def forward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
-        for sql in _statements(schema_editor.connection.vendor, table)[0]:
+        vendor = schema_editor.connection.vendor
+        for sql in _statements(vendor, table)[0] + _truncate_statements(vendor, table)[0]:
             schema_editor.execute(sql, params=None)
 
     def backward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
-        for sql in _statements(schema_editor.connection.vendor, table)[1]:
+        vendor = schema_editor.connection.vendor
+        for sql in _truncate_statements(vendor, table)[1] + _statements(vendor, table)[1]:
+            schema_editor.execute(sql, params=None)
+
+    return migrations.RunPython(forward, backward, elidable=False)
+
+
+def _truncate_statements(vendor: str, table: str) -> tuple[list[str], list[str]]:
+    if vendor == "sqlite":
+        return [], []
+    if vendor != "postgresql":
+        raise NotImplementedError(f"append-only triggers are not written for {vendor}")
+    function = f"{table}_no_truncate"
+    create = [
+        f"""
+        CREATE OR REPLACE FUNCTION {function}() RETURNS trigger AS $$
+        BEGIN
+            RAISE EXCEPTION '{table} is append-only: TRUNCATE refused'
+                USING ERRCODE = 'integrity_constraint_violation';
+        END;
+        $$ LANGUAGE plpgsql;
+        """,
+        # Idempotent: a table made append-only since TRUNCATE was refused has the trigger already.
+        f"DROP TRIGGER IF EXISTS {function}_trg ON {table};",
+        f"CREATE TRIGGER {function}_trg BEFORE TRUNCATE ON {table} FOR EACH STATEMENT EXECUTE FUNCTION {function}();",
+    ]
+    drop = [
+        f"DROP TRIGGER IF EXISTS {function}_trg ON {table};",
+        f"DROP FUNCTION IF EXISTS {function}();",
+    ]
+    return create, drop
+
+
+def refuse_truncate(table: str) -> migrations.RunPython:
+    """For a table made append-only before `append_only` refused TRUNCATE too."""
+
+    def forward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+        for sql in _truncate_statements(schema_editor.connection.vendor, table)[0]:
+            schema_editor.execute(sql, params=None)
+
+    def backward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+        for sql in _truncate_statements(schema_editor.connection.vendor, table)[1]:
             schema_editor.execute(sql, params=None)
 
     return migrations.RunPython(forward, backward, elidable=False)
