@@ -9,7 +9,8 @@ PORT ?= 8000
 # Tests run on PostgreSQL (race tests need real row locks).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/casino_office
 TEST_ENV := SECRET_KEY=test-only-secret-key-not-for-production DATABASE_URL=$(TEST_DATABASE_URL) \
-	PII_ENCRYPTION_KEYS=dGVzdC1vbmx5LXBpaS1rZXktMzItYnl0ZXMtbG9uZyE= PII_INDEX_KEY=test-only-blind-index-key
+	PII_ENCRYPTION_KEYS=dGVzdC1vbmx5LXBpaS1rZXktMzItYnl0ZXMtbG9uZyE= PII_INDEX_KEY=test-only-blind-index-key \
+	REGISTER_CHAIN_KEYS=test-only-register-chain-key-not-for-production
 DEMO_ENV := CASINO_DEMO=1 DEBUG=1
 
 .PHONY: install run migrate demo worker lint typecheck test pytest check-deploy services clean
@@ -53,6 +54,7 @@ check-deploy: install
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
 	PII_ENCRYPTION_KEYS=$$($(PY) -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())') \
 	PII_INDEX_KEY=$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(32))') \
+	REGISTER_CHAIN_KEYS=$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(32))') \
 	ALLOWED_HOSTS=casino.example.com $(PY) manage.py check --deploy --fail-level WARNING
 
 # Start PostgreSQL and Redis on this machine if they are down (CI uses this).

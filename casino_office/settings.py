@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from casino_office.env import env_bool, env_int, env_list, env_str
@@ -206,6 +207,21 @@ PII_INDEX_KEY = env_str("PII_INDEX_KEY", "demo-only-blind-index-key" if DEMO els
 if not PII_ENCRYPTION_KEYS or not PII_INDEX_KEY:
     raise ImproperlyConfigured("PII_ENCRYPTION_KEYS and PII_INDEX_KEY are required (or set CASINO_DEMO=1 for the demo)")
 
+# --- Register -------------------------------------------------------------
+# HMAC keys of the register's chain and of its anchors, newest first: the first
+# signs, every listed one verifies what it signed (entries record a key id), so
+# a retired key stays listed after the new one (docs/operations.md, "The
+# register"). The database never holds them. The daily anchors (each casino's
+# signed head) go to REGISTER_ANCHOR_DIR, from where they are shipped off-site.
+_DEMO_REGISTER_KEY = "demo-only-register-chain-key-not-for-production"
+REGISTER_CHAIN_KEYS = env_list("REGISTER_CHAIN_KEYS", [_DEMO_REGISTER_KEY] if DEMO else [])
+if not REGISTER_CHAIN_KEYS:
+    raise ImproperlyConfigured("REGISTER_CHAIN_KEYS is required (or set CASINO_DEMO=1 for the demo)")
+# A short key could be guessed offline from the hashes that anyone reading the database sees.
+if any(len(key) < 32 for key in REGISTER_CHAIN_KEYS):
+    raise ImproperlyConfigured("each key of REGISTER_CHAIN_KEYS needs at least 32 characters (docs/operations.md)")
+REGISTER_ANCHOR_DIR = Path(env_str("REGISTER_ANCHOR_DIR", str(VAR_DIR / "anchors")))
+
 # --- API -----------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
@@ -272,6 +288,8 @@ CELERY_BEAT_SCHEDULE = {
     "mark-overdue-holds": {"task": "cashdesk.mark_overdue_holds", "schedule": 900.0},
     "snapshot-liability": {"task": "cashdesk.snapshot_liability", "schedule": 3600.0},
     "pseudonymise-expired-persons": {"task": "compliance.pseudonymise_expired_persons", "schedule": 86400.0},
+    # After the night's last gaming day closes and before the anchors are shipped off-site (docs/operations.md).
+    "anchor-register": {"task": "compliance.anchor_register", "schedule": crontab(hour=6, minute=30)},
     "heartbeat": {"task": "ops.heartbeat", "schedule": float(HEARTBEAT_SECONDS)},
 }
 

@@ -156,9 +156,14 @@ class RegisterEntry(models.Model):
 
     Append-only (database triggers) and chained: `entry_hash` covers the
     entry's content and the previous entry's hash, so an edited row breaks
-    the chain (`manage.py verify_register`). Personal data is not hashed (it
-    lives on the Person), so retention can pseudonymise it without breaking
-    the chain; the money figures stay.
+    the chain (`manage.py verify_register`). The hash is an HMAC under a key
+    the database does not hold (`key_id` names it; compliance.crypto), so
+    even its administrator cannot recompute the chain; the daily anchors
+    kept outside the database catch a deleted tail. Entries written before
+    the chain was keyed have no `key_id` and a plain SHA-256 hash; a
+    RegisterSeal covers them. Personal data is not hashed (it lives on the
+    Person), so retention can pseudonymise it without breaking the chain;
+    the money figures stay.
     """
 
     casino = models.ForeignKey(
@@ -206,6 +211,13 @@ class RegisterEntry(models.Model):
     )
     previous_hash = models.CharField(max_length=64, verbose_name=_("previous hash"))
     entry_hash = models.CharField(max_length=64, unique=True, verbose_name=_("entry hash"))
+    key_id = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text=_("The chain key that signed the entry; empty before the chain was keyed."),
+        verbose_name=_("chain key"),
+    )
 
     class Meta:
         verbose_name = _("register entry")
@@ -228,6 +240,33 @@ class RegisterEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.casino_id}#{self.sequence} {self.kind} {self.amount}"
+
+
+class RegisterSeal(models.Model):
+    """The keyed seal over a casino's entries written before the chain was keyed.
+
+    Written once, by the migration that keyed the chain (compliance 0007):
+    entries 1..count carry no key and end at `head`; the signature (under a
+    chain key) fixes both. Verification accepts unkeyed entries only up to a
+    seal's count, so nobody can pass a recomputed chain off as unkeyed.
+    Append-only, like the register.
+    """
+
+    casino = models.OneToOneField(
+        Casino, on_delete=models.PROTECT, related_name="register_seal", verbose_name=_("casino")
+    )
+    count = models.PositiveIntegerField(verbose_name=_("entries sealed"))
+    head = models.CharField(max_length=64, verbose_name=_("head"))
+    key_id = models.CharField(max_length=16, verbose_name=_("chain key"))
+    signature = models.CharField(max_length=64, verbose_name=_("signature"))
+    sealed_at = models.DateTimeField(verbose_name=_("sealed at"))
+
+    class Meta:
+        verbose_name = _("register seal")
+        verbose_name_plural = _("register seals")
+
+    def __str__(self) -> str:
+        return f"{self.casino_id} 1..{self.count}"
 
 
 class Alert(models.Model):

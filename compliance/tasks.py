@@ -1,8 +1,11 @@
 import logging
+from pathlib import Path
 
 from celery import shared_task
+from django.conf import settings
 
 from compliance.services import persons_pseudonymise
+from compliance.services.anchors import register_anchor_all
 
 logger = logging.getLogger(__name__)
 
@@ -12,3 +15,14 @@ def pseudonymise_expired_persons() -> int:
     count = persons_pseudonymise()
     logger.info("pseudonymised %d persons past the register's retention period", count)
     return count
+
+
+@shared_task(name="compliance.anchor_register")
+def anchor_register() -> int:
+    """The day's anchors; a register that no longer verifies is reported loudly and not anchored."""
+    anchored, refused = register_anchor_all(directory=Path(settings.REGISTER_ANCHOR_DIR))
+    written = sum(1 for each in anchored if each.written)
+    logger.info("anchored the register of %d casinos in %s", written, settings.REGISTER_ANCHOR_DIR)
+    for reason in refused:
+        logger.error("register not anchored: %s", reason)
+    return written

@@ -1,7 +1,17 @@
-"""The register of persons: an append-only hash chain per casino."""
+"""The register of persons: an append-only chain per casino, keyed so that its database cannot forge it.
+
+Each entry's hash is an HMAC (compliance.crypto) of its content and the
+previous entry's hash, under a key from the environment. Entries written
+before the chain was keyed carry no key id and a plain SHA-256 hash; the
+RegisterSeal written by the keying migration fixes how many there were and
+their head. What the database administrator can still do, cut the chain
+short, is caught by the anchors kept outside the database
+(compliance.services.anchors).
+"""
 
 import datetime as dt
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from decimal import Decimal
@@ -11,17 +21,24 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from compliance import crypto
 from compliance.models import (
     Person,
     RegisterEntry,
+    RegisterSeal,
 )
 from compliance.services.base import GENESIS_HASH, PersonError
 from compliance.services.identification import Identification
 from machines.models import Casino
 
 
-def register_hash(entry: RegisterEntry) -> str:
-    content = {
+def _canonical(content: dict[str, object]) -> bytes:
+    return json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+
+
+def register_message(entry: RegisterEntry) -> bytes:
+    """What an entry's hash covers: its content, the previous hash and (once keyed) the key's id."""
+    content: dict[str, object] = {
         "casino": entry.casino_id,
         "sequence": entry.sequence,
         "person": entry.person_id,
@@ -39,7 +56,25 @@ def register_hash(entry: RegisterEntry) -> str:
         "self_excluded": entry.self_excluded,
         "previous_hash": entry.previous_hash,
     }
-    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    if not entry.key_id:
+        return _canonical(content)  # as the chain was hashed before it was keyed
+    return b"register-entry\n" + _canonical({**content, "key_id": entry.key_id})
+
+
+def register_hash(entry: RegisterEntry) -> str:
+    """The entry's hash: HMAC under the key it names, or plain SHA-256 for an entry from before keying.
+
+    Raises crypto.UnknownRegisterKey when the key it names is not configured.
+    """
+    if not entry.key_id:
+        return hashlib.sha256(register_message(entry)).hexdigest()
+    return crypto.register_mac(entry.key_id, register_message(entry))
+
+
+def register_seal_signature(*, casino_id: int, count: int, head: str, key_id: str) -> str:
+    """The signature of a seal over a casino's unkeyed entries 1..count ending at `head`."""
+    message = b"register-seal\n" + _canonical({"casino": casino_id, "count": count, "head": head, "key_id": key_id})
+    return crypto.register_mac(key_id, message)
 
 
 def _append(entry: RegisterEntry) -> RegisterEntry:
@@ -53,6 +88,7 @@ def _append(entry: RegisterEntry) -> RegisterEntry:
     )
     entry.sequence = (last["sequence"] if last else 0) + 1
     entry.previous_hash = last["entry_hash"] if last else GENESIS_HASH
+    entry.key_id = crypto.register_signing_key_id()
     entry.entry_hash = register_hash(entry)
     entry.save(force_insert=True)
     return entry
@@ -129,8 +165,45 @@ class BrokenLink:
     reason: str
 
 
+def _seal_check(seal: RegisterSeal) -> str | None:
+    try:
+        expected = register_seal_signature(
+            casino_id=seal.casino_id, count=seal.count, head=seal.head, key_id=seal.key_id
+        )
+    except crypto.UnknownRegisterKey:
+        return f"the seal over the unkeyed entries is signed with key {seal.key_id}, which is not configured"
+    if not hmac.compare_digest(expected, seal.signature):
+        return "the seal over the unkeyed entries does not hold (forged or edited)"
+    return None
+
+
+def _entry_check(entry: RegisterEntry, *, unkeyed_until: int) -> str | None:
+    if entry.sequence <= unkeyed_until:
+        if entry.key_id:
+            return "it is keyed, but the seal says it was written before the chain was keyed"
+    elif not entry.key_id:
+        return "it carries no chain key and no seal covers it (written behind the application's back)"
+    try:
+        expected = register_hash(entry)
+    except crypto.UnknownRegisterKey:
+        return f"it is signed with key {entry.key_id}, which is not configured (REGISTER_CHAIN_KEYS)"
+    if not hmac.compare_digest(expected, entry.entry_hash):
+        return "its content does not match its hash (edited)"
+    return None
+
+
 def register_verify(casino: Casino) -> BrokenLink | None:
-    """Recompute the chain; the first entry whose hash or link does not hold, or None."""
+    """Recompute the chain; the first entry whose hash or link does not hold, or None.
+
+    Unkeyed entries pass only as far as the casino's seal reaches, and the
+    last of them must be the sealed head.
+    """
+    seal = RegisterSeal.objects.filter(casino=casino).first()
+    unkeyed_until = 0
+    if seal is not None:
+        if (reason := _seal_check(seal)) is not None:
+            return BrokenLink(seal.count, reason)
+        unkeyed_until = seal.count
     previous = GENESIS_HASH
     expected_sequence = 1
     for entry in RegisterEntry.objects.filter(casino=casino).order_by("sequence").iterator(chunk_size=2000):
@@ -138,10 +211,14 @@ def register_verify(casino: Casino) -> BrokenLink | None:
             return BrokenLink(expected_sequence, f"entry {expected_sequence} is missing")
         if entry.previous_hash != previous:
             return BrokenLink(entry.sequence, "its previous_hash does not match the entry before it")
-        if register_hash(entry) != entry.entry_hash:
-            return BrokenLink(entry.sequence, "its content does not match its hash (edited)")
+        if (reason := _entry_check(entry, unkeyed_until=unkeyed_until)) is not None:
+            return BrokenLink(entry.sequence, reason)
+        if seal is not None and entry.sequence == seal.count and entry.entry_hash != seal.head:
+            return BrokenLink(entry.sequence, "it is not the head sealed when the chain was keyed (rewritten)")
         previous = entry.entry_hash
         expected_sequence += 1
+    if expected_sequence <= unkeyed_until:
+        return BrokenLink(expected_sequence, f"entry {expected_sequence} is missing")
     return None
 
 

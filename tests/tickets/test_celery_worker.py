@@ -69,6 +69,7 @@ def test_beat_schedules_the_jobs():
         "cashdesk.mark_overdue_holds",
         "cashdesk.snapshot_liability",
         "compliance.pseudonymise_expired_persons",
+        "compliance.anchor_register",
         "ops.heartbeat",
     }
     app.loader.import_default_modules()  # what a worker does at start: autodiscover every app's tasks
