@@ -264,6 +264,28 @@ def test_a_supervisor_sees_and_lifts_only_their_own_casinos_lockouts(casino, oth
     assert AccessAttempt.objects.filter(username="kasininke-adm").count() == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_two_supervisors_lifting_at_once_forget_the_failures_once(casino):
+    from staff.models import LockoutLift
+    from staff.services import lockout_lift
+    from tests.races import race
+
+    staff_member("kasininke", casino, "cashier")
+    bosses = [staff_member(f"vadove-{n}", casino, "shift_supervisor") for n in range(2)]
+    fail_logins(Client(), "kasininke", settings.AXES_FAILURE_LIMIT)
+    results = race(
+        [
+            lambda boss=boss: lockout_lift(kind="account", value="kasininke", casino=casino, lifted_by=boss)
+            for boss in bosses
+        ],
+        gate=("SELECT id FROM axes_accessattempt WHERE username = %s FOR UPDATE", ["kasininke"]),
+    )
+    lifts = [result for result in results if isinstance(result, LockoutLift)]
+    assert len(lifts) == 1, results
+    assert results.count(None) == 1, results  # the other waited, then found nothing left to lift
+    assert LockoutLift.objects.get().failures == settings.AXES_FAILURE_LIMIT
+
+
 def test_a_lift_of_nothing_changes_nothing(casino):
     from staff.models import LockoutLift
 
