@@ -1,6 +1,8 @@
+import logging.config
 import os
 
 from celery import Celery
+from celery.signals import setup_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino_office.settings")
 
@@ -17,3 +19,15 @@ def _make_filesystem_broker_folders(sender: Celery, **kwargs: object) -> None:
         folder = options.get(key)
         if folder:
             os.makedirs(folder, exist_ok=True)
+
+
+@setup_logging.connect
+def use_django_logging(**kwargs: object) -> None:
+    """The worker logs through settings.LOGGING, not Celery's own handlers: numbers masked, refusals on one line.
+
+    A message for a task the worker does not know is logged whole, arguments included (casino_office/logmask.py).
+    The worker's --loglevel gives way to LOG_LEVEL.
+    """
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)

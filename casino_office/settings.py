@@ -302,10 +302,27 @@ if HEALTH_MAX_HEARTBEAT_AGE <= HEARTBEAT_SECONDS:
 HEALTH_BROKER_TIMEOUT = env_int("HEALTH_BROKER_TIMEOUT", 2, minimum=1)
 
 # --- Logging --------------------------------------------------------------
+# No ticket, receipt or document number and no personal code in a log line: every handler masks them
+# (casino_office/logmask.py), and a refused request (4xx) is one line, without a traceback. The Celery
+# worker logs through this too (casino_office/celery.py); gunicorn masks its own logs (deploy/gunicorn.conf.py).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"one_line_refusals": {"()": "casino_office.logmask.OneLineClientErrors"}},
+    "formatters": {
+        "plain": {
+            "()": "casino_office.logmask.MaskingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["one_line_refusals"]}
+    },
+    # Django's own handlers write unmasked (runserver's request log, the debug console, mails to admins with
+    # the request's details): its loggers write through the one above instead.
+    "loggers": {
+        "django": {"handlers": [], "propagate": True},
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

@@ -5,6 +5,12 @@ Every value can be set from the environment, so the same file serves every node.
 
 import multiprocessing
 import os
+import re
+from typing import Any
+
+from gunicorn.glogging import Logger, SafeAtoms
+
+from casino_office.logmask import MaskingFormatter, mask
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 # Sync workers: each request holds one database connection for its few milliseconds.
@@ -22,6 +28,40 @@ forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1"
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None  # empty: no access log
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
-# Ticket numbers are in URLs, never keys or personal data; the Authorization header is not logged.
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
+# Validation numbers are in the machine API's URLs and a URL may carry any number: the request line is
+# logged masked (MaskedLogger). Never the Authorization header. The last field is nginx's request id, the
+# same as in nginx's access log (deploy/nginx/casino-office.conf).
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms %({x-request-id}i)s'
+
+# Atoms that are numbers, times or addresses, never the request's text: left as they are.
+_PLAIN_ATOMS = frozenset({"h", "l", "t", "s", "m", "H", "b", "B", "T", "D", "M", "L", "p"})
+_NGINX_REQUEST_ID = re.compile(r"[0-9a-f]{32}")
+
+
+class _MaskedAtoms(SafeAtoms):
+    def __getitem__(self, key: str) -> Any:
+        value = super().__getitem__(key)
+        if key in _PLAIN_ATOMS or not isinstance(value, str):
+            return value
+        if key.lower() == "{x-request-id}i" and _NGINX_REQUEST_ID.fullmatch(value):
+            return value
+        return mask(value)
+
+
+class MaskedLogger(Logger):
+    """gunicorn's logs without a full ticket, receipt or document number or a personal code
+    (casino_office/logmask.py): the access log masks the request's parts (request line, path, query, referer,
+    headers) and every message of the error log is masked."""
+
+    atoms_wrapper_class = _MaskedAtoms
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        # The access line is masked atom by atom above (a status and a size side by side are no number).
+        for handler in self.error_log.handlers:
+            if handler.formatter is not None:
+                handler.setFormatter(MaskingFormatter(handler.formatter._fmt, handler.formatter.datefmt))
+
+
+logger_class = MaskedLogger
 proc_name = "casino-office"

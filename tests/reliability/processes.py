@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +58,17 @@ def current_database_url() -> str:
     return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-def start_worker(env: dict[str, str], queue: str) -> subprocess.Popen[str]:
+def start_worker(env: dict[str, str], queue: str, output: Path | None = None) -> subprocess.Popen[str]:
+    """A Celery worker on `queue`; its output is piped, or written to the file `output`."""
+    sink = output.open("w") if output else None
+    try:
+        return _worker_process(env, queue, sink)
+    finally:
+        if sink:
+            sink.close()  # the worker has its own copy
+
+
+def _worker_process(env: dict[str, str], queue: str, sink: IO[str] | None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
             sys.executable,
@@ -73,7 +84,7 @@ def start_worker(env: dict[str, str], queue: str) -> subprocess.Popen[str]:
         ],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=sink or subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
@@ -139,7 +150,11 @@ def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], port: int, workers: int = 2) -> Iterator[subprocess.Popen[str]]:
+def gunicorn(
+    env: dict[str, str], port: int, workers: int = 2, output: Path | None = None
+) -> Iterator[subprocess.Popen[str]]:
+    """gunicorn with deploy/gunicorn.conf.py; its output (error log, Django's log) piped or written to `output`."""
+    sink = output.open("w") if output else None
     server = subprocess.Popen(
         [
             sys.executable,
@@ -158,10 +173,12 @@ def gunicorn(env: dict[str, str], port: int, workers: int = 2) -> Iterator[subpr
             "GUNICORN_ACCESS_LOG": "",
             **{k: v for k, v in env.items() if k.startswith("GUNICORN_")},
         },
-        stdout=subprocess.PIPE,
+        stdout=sink or subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
+    if sink:
+        sink.close()  # gunicorn has its own copy
     try:
         wait_for_port(port)
         yield server
