@@ -91,10 +91,13 @@ def _ticket_page(
 
 @role_required(CASHIER)
 def ticket_lookup(request: StaffRequest) -> HttpResponse:
+    """The scanned ticket. The number comes in the POST body: a number in a URL ends in access logs and
+    browser histories, so a GET (an old bookmark, a typed ?number=) shows the desk and looks nothing up.
+    The page answers the POST itself: a reload scans the ticket again; no URL leads to a ticket."""
     shift = _shift_or_redirect(request)
-    if shift is None:
+    if shift is None or request.method != "POST":
         return redirect("desk")
-    number_form = forms.NumberForm(request.GET or None)
+    number_form = forms.NumberForm(request.POST)
     if not number_form.is_valid():
         return redirect("desk")
     try:

@@ -102,8 +102,6 @@ def test_a_lithuanian_cashier_meets_no_english_word(api, casino, shift, cashier,
     tx = services.tokens_buy(shift=shift, user=cashier, count=3)
     pages = [
         "/desk/",
-        f"/desk/ticket/?number={number}",
-        "/desk/ticket/?number=123",  # an invalid number: the refusal too
         "/desk/sell/",
         "/desk/chips/",
         "/desk/tokens/",
@@ -118,6 +116,9 @@ def test_a_lithuanian_cashier_meets_no_english_word(api, casino, shift, cashier,
         "/floor/receipts/",  # not a cashier's page: the refusal is Lithuanian too
     ]
     found = {path: _english_on(client, path) for path in pages}
+    # A scanned ticket, and an invalid number: the refusal too.
+    found["/desk/ticket/ (scanned)"] = _english_on(client, "/desk/ticket/", "post", {"number": number})
+    found["/desk/ticket/ (invalid)"] = _english_on(client, "/desk/ticket/", "post", {"number": "123"})
     # A form sent back with errors.
     found["/desk/sell/ (errors)"] = _english_on(client, "/desk/sell/", "post", {"amount": "-1"})
     assert not any(found.values()), {path: words for path, words in found.items() if words}
