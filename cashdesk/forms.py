@@ -275,6 +275,11 @@ class VoidTicketForm(forms.Form):
     reason = forms.CharField(label=_("Reason"), max_length=255)
 
 
+class ReprintVoucherForm(forms.Form):
+    number = forms.CharField(label=_("Ticket number"), max_length=40)
+    reason = forms.CharField(label=_("Reason for the copy"), max_length=255)
+
+
 class PeriodForm(forms.Form):
     start = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}))

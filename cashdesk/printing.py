@@ -23,7 +23,7 @@ from casino_office.i18n import both
 from casino_office.pdf import BOLD, FONT
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_eur
-from tickets.numbers import display_validation_number
+from tickets.numbers import display_validation_number, masked_validation_number
 
 VOUCHER_SIZE = (160 * mm, 68 * mm)
 ROLL_WIDTH = 80 * mm
@@ -52,8 +52,8 @@ def _local(moment: object) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
 
 
-def voucher_pdf(ticket: Ticket) -> bytes:
-    """A ticket sold at the desk, laid out as a machine ticket."""
+def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
+    """A ticket sold at the desk, laid out as a machine ticket; a supervisor's reprint says it is a copy."""
     casino = ticket.casino
     buffer = io.BytesIO()
     c = Canvas(buffer, pagesize=VOUCHER_SIZE)
@@ -86,6 +86,10 @@ def voucher_pdf(ticket: Ticket) -> bytes:
     c.drawString(8 * mm, 3.5 * mm, f"Galioja iki / Valid until: {_local(ticket.expires_at)}")
     c.drawRightString(width - 8 * mm, 7 * mm, issuer)
     c.drawRightString(width - 8 * mm, 3.5 * mm, f"Eilės nr. / Sequence: {ticket.sequence:06d}")
+    if copy:  # beside the amount, on both sides: no name, address or words line reaches there
+        c.setFont(BOLD, 11)
+        c.drawString(8 * mm, height - 48.5 * mm, "KOPIJA / COPY")
+        c.drawRightString(width - 8 * mm, height - 48.5 * mm, "KOPIJA / COPY")
     c.showPage()
     c.save()
     return buffer.getvalue()
@@ -131,7 +135,7 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
     if tx.reverses_id:
         line(f"Atšaukia / Reverses: {tx.reverses.receipt_number if tx.reverses else ''}")
     if tx.ticket_id and tx.ticket:
-        line(f"Bilietas / Ticket: {display_validation_number(tx.ticket.validation_number)}")
+        line(f"Bilietas / Ticket: {masked_validation_number(tx.ticket.validation_number)}")
         line("Bilieto suma / Ticket amount:", right_text=format_eur(tx.ticket.amount))
     y -= 1 * mm
     for movement in movements:

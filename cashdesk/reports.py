@@ -14,6 +14,7 @@ from cashdesk.items import ALL_ITEMS
 from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase
 from machines.models import Casino
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
+from tickets.numbers import masked_validation_number
 from tickets.selectors import stuck_redemptions
 
 
@@ -96,7 +97,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
             {
                 "when": event.created_at,
                 "kind": labels[TicketEventKind(event.kind)],
-                "ticket": event.ticket.validation_number,
+                "ticket": masked_validation_number(event.ticket.validation_number),
                 "amount": event.ticket.amount,
                 "where": event.machine.asset_number
                 if event.machine
@@ -109,7 +110,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
             {
                 "when": ticket.hold_expires_at,
                 "kind": _("Still stuck now"),
-                "ticket": ticket.validation_number,
+                "ticket": masked_validation_number(ticket.validation_number),
                 "amount": ticket.amount,
                 "where": ticket.holder_machine.asset_number if ticket.holder_machine else "",
                 "detail": {},
@@ -124,7 +125,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
             {
                 "when": case.overdue_since,
                 "kind": _("Hold decision overdue"),
-                "ticket": case.ticket.validation_number,
+                "ticket": masked_validation_number(case.ticket.validation_number),
                 "amount": case.ticket.amount,
                 "where": _("case %(case)s") % {"case": case.pk},
                 "detail": {"due": str(case.decision_due)},

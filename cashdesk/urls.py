@@ -37,6 +37,7 @@ urlpatterns = [
     path("supervisor/holds/<int:pk>/decide/", supervisor.decide_hold, name="decide-hold"),
     path("supervisor/tickets/<int:pk>/resolve/", supervisor.resolve_stuck, name="resolve-stuck"),
     path("supervisor/tickets/void/", supervisor.void_ticket, name="void-ticket"),
+    path("supervisor/tickets/reprint/", supervisor.reprint_voucher, name="reprint-voucher"),
     path("supervisor/vault/", supervisor.vault, name="supervisor-vault"),
     path("reports/", reports.report, name="reports"),
 ]

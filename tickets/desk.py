@@ -222,6 +222,21 @@ def ticket_void(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | No
     return ticket
 
 
+def ticket_voucher_reprint(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | None = None) -> Ticket:
+    """A supervisor reprints a desk-sold voucher as a copy: only a valid one, and the copy is recorded."""
+    at = at or timezone.now()
+    if ticket.issuing_desk_id is None:
+        raise TicketRefused("not_desk_sold", _("Only a ticket sold at a cash desk has a voucher to reprint."), ticket)
+    if ticket.state != TicketState.ISSUED:
+        raise TicketRefused(
+            "invalid_state",
+            _("This ticket is %(state)s; only a valid ticket is reprinted.") % {"state": ticket.get_state_display()},
+            ticket,
+        )
+    record_ticket_event(ticket, TicketEventKind.REPRINTED, at=at, user=user, reason=reason)
+    return ticket
+
+
 def ticket_resolve_stuck(
     *, ticket: Ticket, user: User, credits_taken: bool, meter_reading: str, reason: str, at: dt.datetime | None = None
 ) -> Ticket:

@@ -226,6 +226,7 @@ class TicketEventKind(models.TextChoices):
     VOIDED = "voided", _("Voided")
     RESOLVED = "resolved", _("Stuck redemption resolved by a supervisor")
     AMOUNT_MISMATCH = "amount_mismatch", _("Printed amount differs from the system's")
+    REPRINTED = "reprinted", _("Desk voucher reprinted as a copy by a supervisor")
 
 
 # Kinds written by the system's own jobs, which have no machine or user.

@@ -34,3 +34,13 @@ def parse_validation_number(raw: str) -> str:
 def display_validation_number(number: str) -> str:
     """The printed form: 00-4218-7793-1234-5674."""
     return "-".join([number[:2]] + [number[i : i + 4] for i in range(2, VALIDATION_NUMBER_LENGTH, 4)])
+
+
+def masked_validation_number(number: str) -> str:
+    """What receipts, reports and screens show: only the last four digits (**-****-****-****-5674).
+
+    The voucher is the one paper that carries the full number; a regulator forbids printing the full
+    number of an unredeemed ticket anywhere else.
+    """
+    shown = display_validation_number(number) if len(number) == VALIDATION_NUMBER_LENGTH else number
+    return re.sub(r"[0-9]", "*", shown[:-4]) + shown[-4:]

@@ -28,6 +28,7 @@ from cashdesk.services.tickets import (
     ticket_resolve_stuck,
     ticket_sell,
     ticket_void,
+    voucher_reprint,
 )
 
 __all__ = [
@@ -59,4 +60,5 @@ __all__ = [
     "transfer_request",
     "vault_balance",
     "vault_count",
+    "voucher_reprint",
 ]

@@ -238,6 +238,18 @@ def ticket_void(*, ticket: Ticket, user: User, reason: str) -> Ticket:
         return ticket_rules.ticket_void(ticket=locked, user=user, reason=reason)
 
 
+def voucher_reprint(*, casino_id: int, validation_number: str, user: User, reason: str) -> Ticket:
+    """A supervisor reprints a desk-sold voucher (a copy), giving the reason; the reprint is in the ticket's history."""
+    if not user.has_perm("staff.supervise_desk"):
+        raise CashDeskError("forbidden", _("Only a shift supervisor reprints a ticket."))
+    if not reason.strip():
+        raise CashDeskError("reason_required", _("Give the reason for the reprint."))
+    with transaction.atomic(), _as_desk_refusal():
+        number = ticket_rules.desk_number(validation_number)
+        ticket = ticket_rules.ticket_lock(casino_id=casino_id, validation_number=number)
+        return ticket_rules.ticket_voucher_reprint(ticket=ticket, user=user, reason=reason.strip())
+
+
 def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, meter_reading: str, reason: str) -> Ticket:
     """Settle a redemption the machine never committed, from its meters.
 

@@ -1,10 +1,10 @@
+from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 
 from cashdesk import printing
-from cashdesk.models import CashTransaction, MachineReceipt, Shift
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, TransactionKind
 from staff.access import StaffRequest, role_required, staff_casino
-from tickets.models import Ticket
 
 
 def _pdf(data: bytes, name: str) -> HttpResponse:
@@ -15,16 +15,34 @@ def _pdf(data: bytes, name: str) -> HttpResponse:
     return response
 
 
-@role_required("staff.operate_desk", "staff.supervise_desk")
+@role_required("staff.operate_desk", "staff.supervise_desk", "staff.view_reports")
 def receipt_pdf(request: StaffRequest, pk: int) -> HttpResponse:
-    tx = get_object_or_404(CashTransaction, pk=pk, casino=staff_casino(request))
-    return _pdf(printing.receipt_pdf(tx), f"receipt-{tx.receipt_number}")
+    """A receipt: to the cashier who made it, to supervisors and to managers; another cashier finds nothing."""
+    receipts = CashTransaction.objects.filter(casino=staff_casino(request))
+    user = request.user
+    if not (user.has_perm("staff.supervise_desk") or user.has_perm("staff.view_reports")):
+        receipts = receipts.filter(created_by=user)
+    tx = get_object_or_404(receipts, pk=pk)
+    return _pdf(printing.receipt_pdf(tx), f"receipt-{tx.pk}")
 
 
-@role_required("staff.operate_desk", "staff.supervise_desk")
+@role_required("staff.operate_desk")
 def voucher_pdf(request: StaffRequest, pk: int) -> HttpResponse:
-    ticket = get_object_or_404(Ticket, pk=pk, casino=staff_casino(request), issuing_desk__isnull=False)
-    return _pdf(printing.voucher_pdf(ticket), f"ticket-{ticket.validation_number}")
+    """A desk-sold ticket's voucher: only to the cashier who sold it, while that shift is open.
+
+    Afterwards a shift supervisor reprints it as a copy, giving a reason (supervisor.reprint_voucher).
+    """
+    sale = get_object_or_404(
+        CashTransaction.objects.select_related("ticket"),
+        casino=staff_casino(request),
+        kind=TransactionKind.TICKET_SALE,
+        ticket_id=pk,
+        created_by=request.user,
+        shift__cashier=request.user,
+        shift__closed_at__isnull=True,
+    )
+    assert sale.ticket is not None
+    return _pdf(printing.voucher_pdf(sale.ticket), f"ticket-{sale.ticket.sequence:06d}")
 
 
 @role_required("staff.operate_desk", "staff.supervise_desk", "staff.view_reports")
@@ -39,5 +57,11 @@ def shift_report_pdf(request: StaffRequest, pk: int) -> HttpResponse:
 
 @role_required("staff.record_receipt", "staff.operate_desk")
 def machine_receipt_pdf(request: StaffRequest, pk: int) -> HttpResponse:
-    receipt = get_object_or_404(MachineReceipt, pk=pk, casino=staff_casino(request))
-    return _pdf(printing.machine_receipt_pdf(receipt), f"machine-receipt-{receipt.number}")
+    """A machine receipt: to the floor attendant who recorded it and to the cashier who paid it."""
+    user = request.user
+    receipt = get_object_or_404(
+        MachineReceipt.objects.filter(Q(created_by=user) | Q(paid_by__created_by=user)),
+        pk=pk,
+        casino=staff_casino(request),
+    )
+    return _pdf(printing.machine_receipt_pdf(receipt), f"machine-receipt-{receipt.pk}")

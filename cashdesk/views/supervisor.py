@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from cashdesk import forms, selectors, services
+from cashdesk import forms, printing, selectors, services
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, Item
@@ -37,6 +37,7 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
             stuck=stuck_redemptions(casino=casino),
             resolve_form=forms.ResolveStuckForm(),
             void_form=forms.VoidTicketForm(),
+            reprint_form=forms.ReprintVoucherForm(prefix="reprint"),
             open_shifts=selectors.open_shifts(casino),
         )
     return render(request, "cashdesk/supervisor.html", context)
@@ -131,6 +132,29 @@ def void_ticket(request: StaffRequest) -> HttpResponse:
         lambda: services.ticket_void(ticket=ticket, user=request.user, reason=form.cleaned_data["reason"]),
         _("Ticket voided."),
     )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def reprint_voucher(request: StaffRequest) -> HttpResponse:
+    """A copy of a desk-sold voucher, for a supervisor who gives the reason; recorded in the ticket's history."""
+    form = forms.ReprintVoucherForm(request.POST, prefix="reprint")
+    if not form.is_valid():
+        messages.error(request, _("Give the ticket number and the reason for the copy."))
+        return redirect("supervisor")
+    try:
+        ticket = services.voucher_reprint(
+            casino_id=staff_casino(request).pk,
+            validation_number=form.cleaned_data["number"],
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+    except CashDeskError as error:
+        messages.error(request, error.message)
+        return redirect("supervisor")
+    response = HttpResponse(printing.voucher_pdf(ticket, copy=True), content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="ticket-{ticket.sequence:06d}-copy.pdf"'
+    return response
 
 
 @role_required(SUPERVISOR)

@@ -38,8 +38,8 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "desk-handover": ("GET", {"cashier"}),
     "desk-transaction": ("GET", {"cashier", "shift_supervisor"}),
     "shift-summary": ("GET", {"cashier", "shift_supervisor", "manager"}),
-    "receipt-pdf": ("GET", {"cashier", "shift_supervisor"}),
-    "voucher-pdf": ("GET", {"cashier", "shift_supervisor"}),
+    "receipt-pdf": ("GET", {"cashier", "shift_supervisor", "manager"}),  # a cashier: only his own (per object)
+    "voucher-pdf": ("GET", {"cashier"}),  # only its seller while the shift is open; supervisors reprint a copy
     "shift-report-pdf": ("GET", {"cashier", "shift_supervisor", "manager"}),
     "machine-receipt-pdf": ("GET", {"cashier", "floor_attendant"}),
     "floor-receipts": ("GET", {"floor_attendant"}),
@@ -49,6 +49,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "decide-hold": ("POST", {"shift_supervisor", "compliance_officer"}),
     "resolve-stuck": ("POST", {"shift_supervisor"}),
     "void-ticket": ("POST", {"shift_supervisor"}),
+    "reprint-voucher": ("POST", {"shift_supervisor"}),
     "supervisor-vault": ("GET", {"shift_supervisor"}),
     "lockouts": ("GET", {"shift_supervisor"}),
     "lockout-lift": ("POST", {"shift_supervisor"}),
