@@ -224,7 +224,7 @@ class RegisterEntry(models.Model):
         verbose_name_plural = _("register entries")
         ordering = ["casino", "sequence"]
         permissions = [
-            ("view_personal_data", "See full personal data (compliance officer, manager)"),
+            ("view_personal_data", "See full personal data and export it (compliance officer)"),
             ("manage_alerts", "Review and close compliance alerts"),
             ("import_self_exclusion", "Import the self-exclusion list"),
         ]
