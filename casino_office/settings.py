@@ -61,6 +61,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "casino_office.csp.ContentSecurityPolicyMiddleware",
     "casino_office.middleware.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -196,6 +197,28 @@ X_FRAME_OPTIONS = "DENY"
 # HSTS preload lists public domains; the back office runs on the casino's
 # closed network under an internal name, so there is nothing to preload.
 SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", ["security.W021"])
+
+# --- Content-Security-Policy ---------------------------------------------
+# Everything from the office itself, nothing inline (no <script> or <style>
+# blocks, no style= or on*= attributes: tests/reliability/test_csp.py) and
+# no outside origin. The transaction page frames the receipt PDF (same
+# origin); the PDFs alone may be framed (casino_office/csp.py). ReDoc's page
+# also allows its run-time style elements by nonce and hash (tickets/api/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "frame-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 # --- Personal data --------------------------------------------------------
 # Fernet keys for personal codes and document numbers, newest first (rotation:
