@@ -1,7 +1,15 @@
+from csp.constants import NONCE
+from csp.decorators import csp_update
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from tickets.api import views
+
+# drf-spectacular-sidecar's ReDoc bundle: perfect-scrollbar's stylesheet, as added (an empty element) and filled.
+REDOC_STYLE_HASHES = [
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
+    "'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='",
+]
 
 urlpatterns = [
     path("tickets/issue", views.TicketIssueView.as_view(), name="ticket-issue"),
@@ -10,7 +18,21 @@ urlpatterns = [
     path("tickets/<str:validation_number>/commit", views.TicketCommitView.as_view(), name="ticket-commit"),
     path("tickets/<str:validation_number>", views.TicketDetailView.as_view(), name="ticket-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    # The docs pages run under the Content-Security-Policy: no inline script or style (the split view serves
+    # Swagger UI's start-up script as a file; the templates link their CSS). ReDoc adds style elements at run
+    # time: its page allows those with the response's nonce (styled-components), and perfect-scrollbar's
+    # stylesheet, which the bundle adds before it reads the nonce, by its hash (empty, then filled).
+    path(
+        "docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="tickets/api_docs/swagger_ui.html"),
+        name="api-docs",
+    ),
+    path(
+        "redoc/",
+        csp_update({"style-src": [NONCE, *REDOC_STYLE_HASHES]})(
+            SpectacularRedocView.as_view(url_name="api-schema", template_name="tickets/api_docs/redoc.html")
+        ),
+        name="api-redoc",
+    ),
     re_path(r"^(?P<path>.*)$", views.api_not_found),
 ]
