@@ -38,6 +38,25 @@ ARTIFACTS = ROOT / "test-artifacts" / "browser"
 DATABASE = "casino_browser"
 PASSWORD = "demo-staff-2026"  # seed_demo's staff password
 
+# Every page runs under the Content-Security-Policy; a refusal fails the test it happened in (no_csp_violation).
+# Chromium logs a refusal to the console; the listener also reports one the console might not show (a frame's).
+CSP_VIOLATIONS: list[str] = []
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`Content Security Policy violation: ${event.effectiveDirective} refused ${event.blockedURI || "inline"}`
+    + ` at ${event.sourceFile || document.URL}:${event.lineNumber}`);
+});
+"""
+
+
+# Headless Chromium's renderer crashes when the receipt's PDF frame prints (desk.js prints it on load, a
+# second or so later): the test browser notes the request instead of printing.
+NO_PRINTER = "window.print = () => console.info(`print requested: ${document.URL}`);"
+
+
+def is_csp_violation(text: str) -> bool:
+    return "Content Security Policy" in text or "Content-Security-Policy" in text or text.startswith("Refused to")
+
 
 def _system_env(database_url: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key != "LANGUAGE_CODE"}  # the casinos' default: lt
@@ -94,9 +113,17 @@ class Screen:
         self.context = browser.new_context(
             viewport={"width": 1280, "height": 900}, accept_downloads=True, locale="lt-LT", timezone_id="Europe/Vilnius"
         )
+        self.context.add_init_script(CSP_LISTENER)
+        self.context.add_init_script(NO_PRINTER)
+        self.context.on("console", lambda message: self._watch(message.page, f"console {message.type}", message.text))
+        self.context.on("weberror", lambda error: self._watch(error.page, "page error", str(error.error)))
         self.page = self.context.new_page()
         self.page.set_default_timeout(15000)
         self.steps = 0
+
+    def _watch(self, page: Any, kind: str, text: str) -> None:
+        if is_csp_violation(text):
+            CSP_VIOLATIONS.append(f"{self.folder.name} at {page.url if page else '?'}: {kind}: {text}")
 
     def go(self, path: str) -> Any:
         return self.page.goto(self.base + path)
@@ -131,6 +158,17 @@ class Screen:
 
     def close(self) -> None:
         self.context.close()
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation() -> Iterator[None]:
+    """Fail the test if any page refused anything under the Content-Security-Policy: during the test, or in a
+    shared fixture's steps (cashier_day) that ran before it."""
+    yield
+    found = list(CSP_VIOLATIONS)
+    CSP_VIOLATIONS.clear()
+    if found:
+        pytest.fail("Content-Security-Policy violations:\n" + "\n".join(found), pytrace=False)
 
 
 @pytest.fixture
