@@ -17,6 +17,9 @@ from compliance.models import (
 )
 from compliance.services.base import PersonError
 
+# A date of birth further back than this is a typing error (year 1, 1890), not a player.
+OLDEST_AGE = 120
+
 
 def personal_code_check(code: str, date_of_birth: dt.date | None) -> str:
     """A Lithuanian asmens kodas: its checksum, and the date of birth it encodes."""
@@ -81,6 +84,12 @@ def person_find_or_create(
     if not (given_names.strip() and surnames.strip() and date_of_birth and document_expiry):
         raise PersonError(
             _("New person: enter names, date of birth and the document's expiry date as in the document.")
+        )
+    today = timezone.localdate()
+    if not dt.date(today.year - OLDEST_AGE, 1, 1) <= date_of_birth <= today:
+        raise PersonError(
+            _("The date of birth %(born)s cannot be right (in the future or over %(age)s years ago).")
+            % {"born": f"{date_of_birth:%Y-%m-%d}", "age": OLDEST_AGE}
         )
     nationality = (nationality or "LT").upper()
     code = ""

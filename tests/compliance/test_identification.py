@@ -119,3 +119,19 @@ def test_every_identification_keeps_the_list_it_was_checked_against(excluded, sh
     assert entry.self_excluded is False
     assert entry.self_exclusion_list is not None
     assert entry.self_exclusion_list.list_date == dt.date(2026, 1, 1)
+
+
+@pytest.mark.parametrize("born", ["0001-01-01", "1890-01-01", "2099-01-01"])
+def test_a_new_person_born_in_an_impossible_year_is_refused(db, born):
+    with pytest.raises(PersonError, match="date of birth"):
+        person_find_or_create(
+            document_type="passport",
+            document_number="LV112233",
+            document_country="LV",
+            nationality="LV",
+            given_names="Janis",
+            surnames="Berzins",
+            date_of_birth=dt.date.fromisoformat(born),
+            document_expiry=dt.date(2031, 1, 1),
+        )
+    assert not Person.objects.exists()

@@ -58,9 +58,9 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "reports": ("GET", {"shift_supervisor", "manager"}),
     "compliance-register": ("GET", {"compliance_officer", "manager"}),
     "compliance-purpose": ("GET", {"compliance_officer", "manager"}),
-    "compliance-person": ("GET", {"compliance_officer", "manager"}),
-    "compliance-export": ("GET", {"compliance_officer", "manager"}),
-    "compliance-fcis": ("GET", {"compliance_officer", "manager"}),
+    "compliance-person": ("GET", {"compliance_officer"}),  # personal codes and documents: not for managers
+    "compliance-export": ("GET", {"compliance_officer"}),  # personal codes and documents: not for managers
+    "compliance-fcis": ("GET", {"compliance_officer"}),  # personal codes and documents: not for managers
     "compliance-alerts": ("GET", {"compliance_officer", "manager"}),
     "compliance-alert-action": ("POST", {"compliance_officer"}),
     "compliance-self-exclusion": ("GET", {"compliance_officer"}),
