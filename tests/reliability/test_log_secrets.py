@@ -572,6 +572,7 @@ def _stale_links(web: str, ticket: str, receipt: str, person: dict[str, str]) ->
     cashier.login("kasininkas-tor")
     assert cashier.open(f"/desk/ticket/?number={ticket}").status == 200
     assert Staff(web).open(f"/compliance/?person_code={person['code']}").status == 200  # to the login page
+    assert Staff(web).open("/desk/ticket/", {"number": ticket}).status == 403  # no CSRF token: one line too
     assert cashier.open(f"/compliance/persons/{person['document']}/").status == 404
     assert cashier.open(f"/documents/receipt/{receipt}.pdf").status == 404
 
@@ -629,6 +630,7 @@ def test_no_secret_number_in_any_log_of_a_working_day(system):
     # A refusal is one line: no traceback anywhere (no request failed with a 500).
     assert "Forbidden (Permission denied): /desk/" in errors
     assert "Forbidden (Permission denied): /supervisor/vault/" in errors
+    assert "Forbidden (CSRF cookie not set.): /desk/ticket/" in errors
     assert "Traceback" not in errors, errors[errors.find("Traceback") - 500 :][:3000]
 
     # nginx logged every machine request, without its URL, with the id that finds gunicorn's line.
