@@ -338,9 +338,7 @@ LOGGING = {
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
         }
     },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["one_line_refusals"]}
-    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["one_line_refusals"]}},
     # Django's own handlers write unmasked (runserver's request log, the debug console, mails to admins with
     # the request's details): its loggers write through the one above instead.
     "loggers": {
