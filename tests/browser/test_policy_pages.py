@@ -1,8 +1,42 @@
-"""The pages that are not the office's own templates, in the browser under the Content-Security-Policy:
-the API docs (Swagger UI, ReDoc) and the admin draw themselves with no refusal (conftest's no_csp_violation).
+"""The browser under the Content-Security-Policy beyond the journeys: the receipt PDF drawn in its frame, the
+API docs (Swagger UI, ReDoc) and the admin, all with no refusal (conftest's no_csp_violation).
 """
 
+import re
+
 ADMIN_PASSWORD = "demo-admin-2026"  # seed_demo's admin password
+FLOAT = {"cash": "1000.00", "chip_500": "0", "chip_100": "0", "chip_25": "0", "chip_5": "0", "chip_1": "0"}
+FLOAT |= {"chip_0_50": "0", "token": "50"}
+
+
+def _pdf_viewer(frame) -> bool:
+    return frame.url.startswith("chrome-extension://")
+
+
+def test_the_receipt_pdf_is_drawn_in_its_frame_and_printed(screens):
+    screen = screens("cashier")
+    page = screen.page
+    screen.login("kasininkas-tor")
+    page.select_option("#id_desk", label="Kasa 2 (TOR)")
+    for item, value in FLOAT.items():
+        page.fill(f"#id_{item}", value)
+    page.click("main button[type=submit]")
+    page.wait_for_load_state()
+    page.goto(screen.base + "/desk/tokens/")
+    page.fill("#id_count", "3")
+    # Chromium's PDF viewer (an extension page) opens in the receipt's frame, under the page's frame-src 'self'
+    # and the PDF's own policy (frame-ancestors 'self'); desk.js then asks to print it.
+    with (
+        page.expect_console_message(lambda message: "print requested" in message.text),
+        page.expect_event("framenavigated", predicate=_pdf_viewer) as viewer_opened,
+    ):
+        page.click("main form button[type=submit]")
+    viewer = viewer_opened.value
+    viewer.wait_for_selector("viewer-toolbar")
+    receipt = page.inner_text("h1").split("·")[-1].strip()
+    assert re.fullmatch(r"TOR-K2-\d+", receipt), receipt
+    assert viewer.locator("viewer-toolbar #title").inner_text() == f"Receipt {receipt}"
+    screen.shot("receipt-in-frame")
 
 
 def test_the_api_docs_draw_under_the_policy(screens):
