@@ -292,6 +292,7 @@ if CELERY_BROKER_URL == "filesystem://":
         "data_folder_in": str(_queue_dir / "queue"),
         "data_folder_out": str(_queue_dir / "queue"),
         "processed_folder": str(_queue_dir / "processed"),
+        "control_folder": str(_queue_dir / "control"),  # kombu's default is ./control, outside var/
         "store_processed": False,
     }
 # One queue unless an operator splits the work (docs/operations.md); /health/ watches it.

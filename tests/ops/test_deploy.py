@@ -216,6 +216,7 @@ def _nginx_config(tmp_path: Path, http_port: int, https_port: int, web_port: int
         ("listen 443 ssl;", f"listen 127.0.0.1:{https_port} ssl;"),
         ("/etc/casino-office/tls/", f"{folder}/"),
         ("/srv/casino-office/var/static/", f"{tmp_path}/static/"),
+        ("/var/log/nginx/", f"{folder}/"),
     ):
         assert old in site, old
         site = site.replace(old, new)

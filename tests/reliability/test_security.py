@@ -24,7 +24,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "dashboard": ("GET", {"shift_supervisor", "manager"}),
     "health": ("GET", "open"),  # for probes; states and counts only (tests/ops)
     "desk": ("GET", {"cashier"}),
-    "desk-ticket": ("GET", {"cashier"}),
+    "desk-ticket": ("POST", {"cashier"}),  # a scan: the number in the body, never in the address
     "desk-ticket-pay": ("POST", {"cashier"}),
     "desk-ticket-hold": ("POST", {"cashier"}),
     "desk-sell": ("GET", {"cashier"}),
