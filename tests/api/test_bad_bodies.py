@@ -86,3 +86,27 @@ def test_the_staff_ui_still_refuses_a_post_without_its_csrf_token(db):
     response = client.post("/accounts/login/", {"username": "a", "password": "b"})
     assert response.status_code == 403
     assert not response["Content-Type"].startswith("application/json")
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("tickets/issue", '{"request_id": "\\ud800", "amount": "1.00"}'),
+        ("tickets/issue", '{"request_id": "s-1\\udfff", "amount": "1.00"}'),
+    ],
+)
+def test_a_lone_surrogate_in_a_text_field_is_refused_like_any_bad_text(raw, table_counts, path, body):
+    before = table_counts()
+    response = raw.post(f"/api/v1/{path}", body, content_type="application/json")
+    assert 400 <= response.status_code < 500, response.content[:300]
+    assert response["Content-Type"].startswith("application/json")
+    assert table_counts() == before
+
+
+def test_a_lone_surrogate_in_a_print_failure_reason_is_refused(raw, api, table_counts):
+    number = api.issue("5.00").json()["validation_number"]
+    before = table_counts()
+    body = '{"request_id": "p-1", "result": "failed", "reason": "jam\\udfff"}'
+    response = raw.post(f"/api/v1/tickets/{number}/printed", body, content_type="application/json")
+    assert 400 <= response.status_code < 500, response.content[:300]
+    assert table_counts() == before

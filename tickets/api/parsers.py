@@ -1,5 +1,6 @@
 """The API's JSON parser: a body nested deeper than any request of the contract is malformed JSON, never a crash."""
 
+import json
 from collections.abc import Mapping
 from typing import IO, Any
 
@@ -40,4 +41,8 @@ class ContractJSONParser(JSONParser):
             raise too_deep from None
         if _deeper_than(data, MAX_JSON_DEPTH):
             raise too_deep
+        try:  # a lone UTF-16 surrogate (\\ud800) decodes to a str no database or log can encode
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ParseError("JSON parse error - a string holds a lone UTF-16 surrogate (no character).") from None
         return data
