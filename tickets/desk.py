@@ -222,6 +222,15 @@ def ticket_void(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | No
     return ticket
 
 
+def ticket_voucher_printed(*, ticket: Ticket, user: User, at: dt.datetime | None = None) -> Ticket:
+    """The seller prints a desk-sold voucher (the original): only while the ticket is valid; every print recorded."""
+    at = at or timezone.now()
+    if ticket.issuing_desk_id is None or ticket.state != TicketState.ISSUED:
+        raise TicketRefused("invalid_state", _("This ticket is not valid: its voucher is not printed."), ticket)
+    record_ticket_event(ticket, TicketEventKind.VOUCHER_PRINTED, at=at, user=user, details={"copy": False})
+    return ticket
+
+
 def ticket_voucher_reprint(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | None = None) -> Ticket:
     """A supervisor reprints a desk-sold voucher as a copy: only a valid one, and the copy is recorded."""
     at = at or timezone.now()

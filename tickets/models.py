@@ -4,6 +4,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from machines.models import Casino, Machine
+from tickets.numbers import masked_validation_number
 
 
 class TicketState(models.TextChoices):
@@ -207,7 +208,8 @@ class Ticket(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.validation_number} {self.amount} EUR ({self.state})"
+        # Masked: a ticket's name turns up in the admin, logs and errors; only the voucher prints the number.
+        return f"{masked_validation_number(self.validation_number)} {self.amount} EUR ({self.state})"
 
 
 class TicketEventKind(models.TextChoices):
@@ -227,6 +229,7 @@ class TicketEventKind(models.TextChoices):
     RESOLVED = "resolved", _("Stuck redemption resolved by a supervisor")
     AMOUNT_MISMATCH = "amount_mismatch", _("Printed amount differs from the system's")
     REPRINTED = "reprinted", _("Desk voucher reprinted as a copy by a supervisor")
+    VOUCHER_PRINTED = "voucher_printed", _("Desk voucher printed by its seller")
 
 
 # Kinds written by the system's own jobs, which have no machine or user.

@@ -28,6 +28,7 @@ from cashdesk.services.tickets import (
     ticket_resolve_stuck,
     ticket_sell,
     ticket_void,
+    voucher_print,
     voucher_reprint,
 )
 
@@ -60,5 +61,6 @@ __all__ = [
     "transfer_request",
     "vault_balance",
     "vault_count",
+    "voucher_print",
     "voucher_reprint",
 ]

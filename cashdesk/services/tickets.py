@@ -238,6 +238,26 @@ def ticket_void(*, ticket: Ticket, user: User, reason: str) -> Ticket:
         return ticket_rules.ticket_void(ticket=locked, user=user, reason=reason)
 
 
+def voucher_print(*, casino_id: int, ticket_id: int, user: User) -> Ticket:
+    """The original voucher of a ticket sold at the desk: to its seller alone, while that shift is open.
+
+    Afterwards a shift supervisor reprints it as a copy (voucher_reprint). Every print is in the ticket's history.
+    """
+    sold = CashTransaction.objects.filter(
+        casino_id=casino_id,
+        kind=TransactionKind.TICKET_SALE,
+        ticket_id=ticket_id,
+        created_by=user,
+        shift__cashier=user,
+        shift__closed_at__isnull=True,
+    ).exists()
+    if not sold:
+        raise CashDeskError("not_found", _("No ticket of yours sold in this open shift."))
+    with transaction.atomic(), _as_desk_refusal():
+        ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        return ticket_rules.ticket_voucher_printed(ticket=ticket, user=user)
+
+
 def voucher_reprint(*, casino_id: int, validation_number: str, user: User, reason: str) -> Ticket:
     """A supervisor reprints a desk-sold voucher (a copy), giving the reason; the reprint is in the ticket's history."""
     if not user.has_perm("staff.supervise_desk"):

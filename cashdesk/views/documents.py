@@ -1,9 +1,11 @@
 from django.db.models import Q
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
-from cashdesk import printing
-from cashdesk.models import CashTransaction, MachineReceipt, Shift, TransactionKind
+from cashdesk import printing, services
+from cashdesk.errors import CashDeskError
+from cashdesk.models import CashTransaction, MachineReceipt, Shift
 from staff.access import StaffRequest, role_required, staff_casino
 
 
@@ -28,21 +30,15 @@ def receipt_pdf(request: StaffRequest, pk: int) -> HttpResponse:
 
 @role_required("staff.operate_desk")
 def voucher_pdf(request: StaffRequest, pk: int) -> HttpResponse:
-    """A desk-sold ticket's voucher: only to the cashier who sold it, while that shift is open.
+    """A desk-sold ticket's voucher: only to the cashier who sold it, while that shift is open and it is valid.
 
     Afterwards a shift supervisor reprints it as a copy, giving a reason (supervisor.reprint_voucher).
     """
-    sale = get_object_or_404(
-        CashTransaction.objects.select_related("ticket"),
-        casino=staff_casino(request),
-        kind=TransactionKind.TICKET_SALE,
-        ticket_id=pk,
-        created_by=request.user,
-        shift__cashier=request.user,
-        shift__closed_at__isnull=True,
-    )
-    assert sale.ticket is not None
-    return _pdf(printing.voucher_pdf(sale.ticket), f"ticket-{sale.ticket.sequence:06d}")
+    try:
+        ticket = services.voucher_print(casino_id=staff_casino(request).pk, ticket_id=pk, user=request.user)
+    except CashDeskError:
+        raise Http404(_("No such ticket of yours to print.")) from None
+    return _pdf(printing.voucher_pdf(ticket), f"ticket-{ticket.sequence:06d}")
 
 
 @role_required("staff.operate_desk", "staff.supervise_desk", "staff.view_reports")

@@ -145,3 +145,41 @@ def test_machine_receipts_go_to_who_recorded_or_paid_them(api, floor, shift, cas
     services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, check_code=receipt.check_code)
     assert _client(cashier, casino).get(url).status_code == 200
     assert _client(second_cashier, casino).get(url).status_code == 404
+
+
+def test_a_voided_sale_has_no_voucher_even_for_its_seller(sale, cashier, casino):
+    Ticket.objects.filter(pk=sale.ticket_id).update(state="void", voided_at=sale.created_at)
+    assert _client(cashier, casino).get(f"/documents/voucher/{sale.ticket_id}.pdf").status_code == 404
+
+
+def test_every_print_of_the_original_is_recorded(sale, cashier, casino):
+    client = _client(cashier, casino)
+    for _ in range(2):
+        assert client.get(f"/documents/voucher/{sale.ticket_id}.pdf").status_code == 200
+    printed = TicketEvent.objects.filter(ticket_id=sale.ticket_id, kind="voucher_printed")
+    assert [(event.user, event.details) for event in printed] == [(cashier, {"copy": False})] * 2
+
+
+def test_the_admin_shows_ticket_numbers_masked(sale, casino, api):
+    from django.contrib.auth.models import User
+
+    from tests.factories import make_user
+
+    number = sale.ticket.validation_number
+    admin = make_user("admin-x")
+    User.objects.filter(pk=admin.pk).update(is_staff=True, is_superuser=True)
+    client = _client(User.objects.get(pk=admin.pk), casino)
+    pages = [
+        "/admin/tickets/ticket/",
+        f"/admin/tickets/ticket/{sale.ticket_id}/change/",
+        "/admin/tickets/ticketevent/",
+        f"/admin/cashdesk/cashtransaction/{sale.pk}/change/",
+    ]
+    for path in pages:
+        page = client.get(path)
+        assert page.status_code == 200, path
+        assert number not in page.content.decode(), path
+        assert number[-4:] in page.content.decode(), path
+    assert client.get("/admin/tickets/ticket/", {"q": number}).context["cl"].result_count == 1  # found by the number
+    assert client.get("/admin/tickets/ticket/", {"q": number[-6:]}).context["cl"].result_count == 0
+    assert number not in str(sale.ticket)

@@ -60,3 +60,24 @@ def test_the_orm_cannot_move_a_redeemed_ticket_either(api, make_api):
     ticket = Ticket.objects.get(validation_number=_redeemed(api, make_api))
     with pytest.raises(IntegrityError, match="never changes state again"), transaction.atomic():
         Ticket.objects.filter(pk=ticket.pk).update(state="void", voided_at=timezone.now(), redeemed_at=None)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "validation_number = '000000000000000000'",
+        "amount = amount + 1",
+        "casino_id = casino_id + 1000000",
+    ],
+)
+@pytest.mark.parametrize("make", [_redeemed, lambda api, make_api: api.issued_ticket()], ids=["redeemed", "issued"])
+def test_a_tickets_number_amount_and_casino_never_change(api, make_api, make, change):
+    """Renaming a paid ticket's number and inserting a fresh `issued` copy would pay it twice."""
+    ticket = Ticket.objects.get(validation_number=make(api, make_api))
+    with (
+        pytest.raises(IntegrityError, match="never change"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(f"UPDATE tickets_ticket SET {change} WHERE id = %s", [ticket.pk])  # noqa: S608
+    assert Ticket.objects.get(pk=ticket.pk).validation_number == ticket.validation_number
