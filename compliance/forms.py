@@ -40,15 +40,23 @@ class RegisterFilterForm(forms.Form):
     cashier = forms.CharField(label=_("Cashier"), required=False, max_length=150)
     person_code = forms.CharField(label=_("Personal code or document number"), required=False, max_length=40)
 
-    def __init__(self, *args: Any, desks: Any = (), code_allowed: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, desks: Any = (), code_allowed: bool = True, code_permitted: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.code_allowed = code_allowed
+        self.code_permitted = code_permitted
         desk_field = self.fields["desk"]
         assert isinstance(desk_field, forms.TypedChoiceField)
         desk_field.choices = [("", _("All desks")), *[(desk.pk, desk.name) for desk in desks]]
 
     def clean_person_code(self) -> str:
         code = str(self.cleaned_data.get("person_code") or "").strip()
+        if code and not self.code_permitted:
+            # Who a code or document number belongs to is personal data: the compliance officer's alone.
+            raise forms.ValidationError(
+                _("Searching by personal code or document number is for compliance officers."), code="not_permitted"
+            )
         if code and not self.code_allowed:
             # A code in the address would be written to every access log on its way.
             raise forms.ValidationError(

@@ -91,7 +91,12 @@ def _filter_data(request: StaffRequest) -> QueryDict | None:
 def _filtered(request: StaffRequest) -> tuple[Any, dict[str, Any], forms.RegisterFilterForm]:
     casino = staff_casino(request)
     desks = selectors.register_desks(casino)
-    form = forms.RegisterFilterForm(_filter_data(request), desks=desks, code_allowed=request.method == "POST")
+    form = forms.RegisterFilterForm(
+        _filter_data(request),
+        desks=desks,
+        code_allowed=request.method == "POST",
+        code_permitted=request.user.has_perm(PERSONAL),
+    )
     start, end = _period(form, casino)
     data = form.cleaned_data if form.is_valid() else {}
     person_id = None
@@ -344,6 +349,8 @@ def alerts(request: StaffRequest) -> HttpResponse:
 @require_POST
 @role_required(ALERTS)
 def alert_action(request: StaffRequest, pk: int, action: str) -> HttpResponse:
+    if action not in ("review", "close"):
+        raise Http404(_("No such action on an alert."))
     alert = get_object_or_404(Alert, pk=pk, casino=staff_casino(request))
     try:
         if action == "review":

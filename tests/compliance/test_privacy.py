@@ -132,3 +132,22 @@ def test_an_alert_closed_without_a_note_is_refused(officer, alert):
     officer.post(f"/compliance/alerts/{alert.pk}/close/", {"note": ""})
     alert.refresh_from_db()
     assert alert.status == "open"
+
+
+def test_a_manager_cannot_search_the_register_by_code_or_document(boss, alert):
+    _state_purpose(boss)
+    for code in (CODE, "LT1234567", "LT0000000"):  # the person's code and document, and one of nobody
+        response = boss.post("/compliance/", {"person_code": code})
+        assert response.status_code == 400, code
+        assert "person_code" in response.context["form"].errors
+        assert response.context["totals"]["count"] == 1, code  # the code filtered nothing: the whole register
+    assert not AccessLogEntry.objects.filter(action="search").exists()
+    assert 'name="person_code"' not in boss.get("/compliance/").content.decode()  # no such field on his page
+
+
+def test_an_unknown_alert_action_is_404_and_changes_nothing(officer, alert):
+    _state_purpose(officer)
+    response = officer.post(f"/compliance/alerts/{alert.pk}/bogus/", {"note": "closing it by the back door"})
+    assert response.status_code == 404
+    alert.refresh_from_db()
+    assert alert.status == "open"
