@@ -12,7 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from staff.roles import SECOND_FACTOR_ROLES
+from staff.roles import SECOND_FACTOR_PERMISSIONS, SECOND_FACTOR_ROLES
 
 
 def _address(text: str) -> str | None:
@@ -75,4 +75,6 @@ def needs_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:
         return False
     if user.is_staff or user.is_superuser:
         return True
-    return user.groups.filter(name__in=SECOND_FACTOR_ROLES).exists()
+    if user.groups.filter(name__in=SECOND_FACTOR_ROLES).exists():
+        return True
+    return any(user.has_perm(perm) for perm in SECOND_FACTOR_PERMISSIONS)

@@ -35,6 +35,11 @@ ROLES: dict[str, list[str]] = {
 # password; cashiers and floor attendants work on terminals of the closed floor network and use the
 # password only. Django staff accounts (the admin) need the second factor too (staff.login).
 SECOND_FACTOR_ROLES = frozenset({"shift_supervisor", "compliance_officer", "manager"})
+# What those roles may do that a cashier may not: whoever holds any of it, by a role or given directly on the
+# user's own page, needs the second factor too.
+SECOND_FACTOR_PERMISSIONS = frozenset(perm for role in SECOND_FACTOR_ROLES for perm in ROLES[role]) - frozenset(
+    perm for role in ROLES.keys() - SECOND_FACTOR_ROLES for perm in ROLES[role]
+)
 
 
 def ensure_roles(**kwargs: Any) -> None:

@@ -499,3 +499,20 @@ def test_the_demo_passwords_pass_the_validators():
     validate_password(seed_demo.DEMO_ADMIN_PASSWORD, User(username="admin", email="admin@example.invalid"))
     for name, _role in seed_demo.DEMO_STAFF:
         validate_password(seed_demo.DEMO_STAFF_PASSWORD, User(username=f"{name}-tor"))
+
+
+@pytest.mark.real_second_factor
+def test_a_sensitive_permission_given_directly_needs_the_second_factor_too(casino):
+    """Not only the role groups: a compliance permission given on the user's own page (the admin) counts."""
+    from django.contrib.auth.models import Permission
+
+    user = staff_member("direct-perms", casino)
+    user.user_permissions.add(
+        Permission.objects.get(content_type__app_label="compliance", codename="view_registerentry"),
+        Permission.objects.get(content_type__app_label="compliance", codename="view_personal_data"),
+    )
+    client = Client()
+    assert log_in(client, user.username).status_code == 302
+    response = client.get("/compliance/purpose/")
+    assert response.status_code == 302
+    assert response["Location"].startswith(SECOND_FACTOR)
