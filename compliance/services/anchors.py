@@ -168,7 +168,9 @@ def register_anchor(*, casino: Casino, directory: Path, now: dt.datetime | None 
     """
     if (link := register_verify(casino)) is not None:
         raise AnchorError(f"{casino.code}: entry {link.sequence}: {link.reason}")
-    previous = [a for a in anchors_read(directory) if a.casino == casino.code] if directory.is_dir() else []
+    # Its own folder only: a stray file elsewhere in the directory stops no other casino's anchoring.
+    own = directory / casino.code
+    previous = [a for a in anchors_read(own) if a.casino == casino.code] if own.is_dir() else []
     if failures := anchors_check(previous, casino):
         raise AnchorError(f"{casino.code}: {failures[0]}")
     last = RegisterEntry.objects.filter(casino=casino).order_by("-sequence").values("sequence", "entry_hash").first()

@@ -358,3 +358,12 @@ def test_production_refuses_a_short_register_key():
 
 def test_the_demo_has_a_built_in_register_key():
     assert _check(CASINO_DEMO="1").returncode == 0
+
+
+def test_a_stray_file_beside_the_casinos_folders_does_not_stop_their_anchors(shift, cashier, person, casino, anchors):
+    """The daily job reads each casino's own folder: a note dropped at the top stops nobody's anchoring."""
+    _entries(shift, cashier, person, 2)
+    anchors.mkdir(parents=True)
+    (anchors / "notes.json").write_text("{}")
+    call_command("anchor_register")
+    assert [path.parent.name for path in _anchor_files(anchors) if path.name != "notes.json"] == ["TOR"]
