@@ -262,6 +262,44 @@ def test_a_supervisor_counts_the_vault_into_the_books(screens):
     screen.shot("vault-counted")
 
 
+def test_a_supervisor_reprints_a_desk_ticket_as_a_copy(cashier_day, screens):
+    """The voucher the cashier sold, after her shift closed: only a supervisor's copy, with a reason, recorded."""
+    import psycopg
+
+    from tests.browser.conftest import DATABASE
+
+    url = f"postgres://postgres@127.0.0.1:5432/{DATABASE}"
+    with psycopg.connect(url) as connection:
+        row = connection.execute(
+            "SELECT id, validation_number FROM tickets_ticket"
+            " WHERE issuing_desk_id IS NOT NULL ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    assert row is not None
+    ticket_id, number = row
+    screen = screens("supervisor")
+    page = screen.page
+    screen.login("pamainosvadove-tor")
+    screen.go("/supervisor/")
+    assert number not in screen.text()
+    page.fill("#id_reprint-number", number)
+    page.fill("#id_reprint-reason", "Užstrigo spausdintuvas")
+    screen.assert_lithuanian()
+    screen.shot("reprint-asked")
+    with page.expect_popup() as popup:
+        page.click("form[action='/supervisor/tickets/reprint/'] button[type=submit]")
+    copy = popup.value
+    copy.wait_for_load_state()
+    screen.shot("reprint-opened")
+    copy.close()
+    with psycopg.connect(url) as connection:
+        event = connection.execute(
+            "SELECT e.reason, u.username FROM tickets_ticketevent e JOIN auth_user u ON u.id = e.user_id"
+            " WHERE e.ticket_id = %s AND e.kind = 'reprinted'",
+            (ticket_id,),
+        ).fetchall()
+    assert event == [("Užstrigo spausdintuvas", "pamainosvadove-tor")]
+
+
 def test_a_manager_sees_the_day_at_a_glance(cashier_day, screens):
     screen = screens("manager")
     page = screen.page
