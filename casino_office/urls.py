@@ -6,7 +6,6 @@ from django.views.defaults import page_not_found, server_error
 
 from casino_office.admin import StaffAdminSite
 from ops.views import health
-from tickets.api.views import api_not_found
 
 # Every app registers with admin.site; making it an OTP admin site keeps those registrations.
 admin.site.__class__ = StaffAdminSite
@@ -21,7 +20,7 @@ urlpatterns += [
     path("api/v1/", include("tickets.api.urls")),
     # Any other path under /api (also /api/v1 without its slash): the API's JSON 404 for every method, never a
     # redirect or the staff UI's pages.
-    re_path(r"^api(?:/|$)", api_not_found),
+    re_path(r"^api(?:/|$)", include("tickets.api.fallback_urls")),
     path("compliance/", include("compliance.urls")),
     path("", include("staff.urls")),
     path("", include("cashdesk.urls")),

@@ -3,10 +3,14 @@ from functools import cached_property
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
 
 from staff.login import needs_second_factor
+from staff.models import StaffPreference
 
 
 class SecondFactorMiddleware:
@@ -40,3 +44,47 @@ class SecondFactorMiddleware:
             target = reverse("second-factor") + (f"?{urlencode(query)}" if query else "")
             return HttpResponseRedirect(target)
         return self.get_response(request)
+
+
+API_PREFIX = "/api/"
+
+
+class StaffLanguageMiddleware:
+    """Activate the language of the person at the screen.
+
+    Order: the machine API is always English (its contract's texts); a logged-in
+    member of staff gets the language stored on their preference; anyone else
+    (the login page) the language cookie set by the switch; otherwise the
+    casino's default, LANGUAGE_CODE.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        language = self.language_for(request)
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+        response = self.get_response(request)
+        response.headers.setdefault("Content-Language", language)
+        patch_vary_headers(response, ("Cookie",))
+        translation.deactivate()
+        return response
+
+    @staticmethod
+    def language_for(request: HttpRequest) -> str:
+        if request.path.startswith(API_PREFIX):
+            return "en"
+        available = dict(settings.LANGUAGES)
+        user = getattr(request, "user", None)
+        try:  # reading the session and the preference needs the database
+            if user is not None and user.is_authenticated:
+                stored = StaffPreference.objects.filter(user_id=user.pk).values_list("language", flat=True).first()
+                if stored in available:
+                    return str(stored)
+        except DatabaseError:  # the view answers 503 (or /health/ reports it); don't fail here first
+            pass
+        cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+        if cookie in available:
+            return cookie
+        return settings.LANGUAGE_CODE

@@ -5,12 +5,6 @@ from tickets.models import LookupFailure, Ticket, TicketEvent
 from tickets.numbers import masked_validation_number
 
 
-@admin.display(description="validation number")
-def _masked(ticket: Ticket) -> str:
-    """Full numbers of tickets are printed on the voucher only; the admin finds a ticket by its full number."""
-    return masked_validation_number(ticket.validation_number)
-
-
 class TicketEventInline(ReadOnlyInline):
     model = TicketEvent
     fields = ("created_at", "kind", "from_state", "to_state", "machine", "user", "request_id", "reason", "details")
@@ -19,12 +13,17 @@ class TicketEventInline(ReadOnlyInline):
 
 @admin.register(Ticket)
 class TicketAdmin(ReadOnlyAdmin):
-    list_display = [_masked, "casino", "amount", "ticket_type", "state", "issued_at", "expires_at"]
+    list_display = ["number", "casino", "amount", "ticket_type", "state", "issued_at", "expires_at"]
     list_filter = ["casino", "state", "ticket_type"]
     search_fields = ["=validation_number"]  # the whole number, exactly: no listing by a few digits
     exclude = ["validation_number"]
-    readonly_fields = [_masked]
+    readonly_fields = ["number"]
     inlines = [TicketEventInline]
+
+    @admin.display(description="validation number")
+    def number(self, ticket: Ticket) -> str:
+        """Full numbers of tickets are printed on the voucher only; the admin finds a ticket by its full number."""
+        return masked_validation_number(ticket.validation_number)
 
 
 @admin.register(TicketEvent)
