@@ -4,6 +4,8 @@ API docs (Swagger UI, ReDoc) and the admin, all with no refusal (conftest's no_c
 
 import re
 
+from playwright.sync_api import expect
+
 ADMIN_PASSWORD = "demo-admin-2026"  # seed_demo's admin password
 FLOAT = {"cash": "1000.00", "chip_500": "0", "chip_100": "0", "chip_25": "0", "chip_5": "0", "chip_1": "0"}
 FLOAT |= {"chip_0_50": "0", "token": "50"}
@@ -35,7 +37,8 @@ def test_the_receipt_pdf_is_drawn_in_its_frame_and_printed(screens):
     viewer.wait_for_selector("viewer-toolbar")
     receipt = page.inner_text("h1").split("·")[-1].strip()
     assert re.fullmatch(r"TOR-K2-\d+", receipt), receipt
-    assert viewer.locator("viewer-toolbar #title").inner_text() == f"Receipt {receipt}"
+    # The toolbar shows the file's name until the document has loaded, then the PDF's own title: wait for it.
+    expect(viewer.locator("viewer-toolbar #title")).to_have_text(f"Receipt {receipt}", timeout=15_000)
     screen.shot("receipt-in-frame")
 
 
