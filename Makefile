@@ -13,7 +13,7 @@ TEST_ENV := SECRET_KEY=test-only-secret-key-not-for-production DATABASE_URL=$(TE
 	REGISTER_CHAIN_KEYS=test-only-register-chain-key-not-for-production
 DEMO_ENV := CASINO_DEMO=1 DEBUG=1
 
-.PHONY: install run migrate demo worker lint typecheck test pytest check-deploy services clean
+.PHONY: install run migrate demo worker lint typecheck test pytest check-deploy services system-packages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -46,8 +46,12 @@ typecheck: install
 pytest: install
 	$(TEST_ENV) $(BIN)/pytest $(PYTEST_ARGS)
 
-# The whole suite: lint, types, and every test on PostgreSQL.
-test: lint typecheck pytest
+# The whole suite: lint, types, and every test on PostgreSQL. The Debian packages the tests need beyond
+# Python (Chromium, gettext, nginx, openssl) are checked first and installed if missing, in one line.
+test: system-packages lint typecheck pytest
+
+system-packages:
+	@bash scripts/system-packages
 
 check-deploy: install
 	SECRET_KEY=$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))') \

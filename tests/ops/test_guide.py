@@ -2,6 +2,7 @@
 
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 from tests.reliability.processes import ROOT
@@ -72,3 +73,9 @@ def test_files_the_guide_names_exist():
     text = GUIDE.read_text()
     for path in re.findall(r"`((?:deploy|scripts|docs|bench)/[\w./-]+)`", text):
         assert (ROOT / path).exists(), path
+
+
+def test_make_test_checks_the_system_packages_first():
+    """On a fresh machine the README's `make test` alone is enough: it installs what the suite needs from Debian."""
+    planned = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert planned.splitlines()[0] == "bash scripts/system-packages"
