@@ -1,5 +1,6 @@
 """docs/operations.md: every command in a `console` block is one the suite or a script runs."""
 
+import os
 import re
 import shlex
 import subprocess
@@ -77,5 +78,9 @@ def test_files_the_guide_names_exist():
 
 def test_make_test_checks_the_system_packages_first():
     """On a fresh machine the README's `make test` alone is enough: it installs what the suite needs from Debian."""
-    planned = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}  # when the suite itself runs under make
+    env = {key: value for key, value in os.environ.items() if key not in outer}
+    planned = subprocess.run(
+        ["make", "--no-print-directory", "-n", "test"], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert planned.splitlines()[0] == "bash scripts/system-packages"
