@@ -34,8 +34,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",  # containers give /dev/shm 64 MB; the renderer crashes on PDF frames otherwise
 ]
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-DATABASE = "casino_browser"
+# Two runs at once (a developer's and a helper's) keep apart by setting both: BROWSER_DATABASE, BROWSER_ARTIFACTS.
+ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS") or ROOT / "test-artifacts" / "browser")
+DATABASE = os.environ.get("BROWSER_DATABASE", "casino_browser")
 PASSWORD = "demo-staff-2026"  # seed_demo's staff password
 
 # Every page runs under the Content-Security-Policy; a refusal fails the test it happened in (no_csp_violation).
@@ -65,7 +66,7 @@ def _system_env(database_url: str) -> dict[str, str]:
         DEBUG="0",
         DATABASE_URL=database_url,
         CELERY_BROKER_URL="memory://",
-        CASINO_VAR_DIR=str(ROOT / "test-artifacts" / "browser-var"),
+        CASINO_VAR_DIR=str(ARTIFACTS.parent / f"{ARTIFACTS.name}-var"),
         GUNICORN_LOG_LEVEL="warning",
         ALLOWED_HOSTS="127.0.0.1,localhost",
     )
