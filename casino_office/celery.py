@@ -1,12 +1,26 @@
 import logging.config
 import os
+import sys
+from typing import Any
 
 from celery import Celery
 from celery.signals import setup_logging
+from django.core.exceptions import ImproperlyConfigured
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino_office.settings")
 
-app = Celery("casino_office")
+
+class CasinoCelery(Celery):
+    def _load_config(self) -> Any:
+        """Celery reads Django's settings on its first look at its configuration (while parsing the command
+        line): a setting missing or wrong stops the worker or beat with one line naming it, as manage.py does."""
+        try:
+            return super()._load_config()  # type: ignore[misc]
+        except ImproperlyConfigured as error:
+            sys.exit(f"configuration error: {error}")
+
+
+app = CasinoCelery("casino_office")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

@@ -6,11 +6,23 @@ Every value can be set from the environment, so the same file serves every node.
 import multiprocessing
 import os
 import re
+import sys
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from gunicorn.glogging import Logger, SafeAtoms
 
 from casino_office.logmask import MaskingFormatter, mask
+
+# The settings are read here, in the master, before any worker starts: a setting missing or wrong stops
+# gunicorn with one line naming it (as manage.py does), not a worker's traceback and "Worker failed to boot".
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino_office.settings")
+try:
+    from django.conf import settings
+
+    settings.INSTALLED_APPS  # noqa: B018 (reading one setting loads them all)
+except ImproperlyConfigured as error:
+    sys.exit(f"configuration error: {error}")
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 # Sync workers: each request holds one database connection for its few milliseconds.

@@ -108,6 +108,48 @@ def test_a_configuration_error_is_one_line_naming_the_variable(tmp_path, env, na
     assert named in lines[0]
 
 
+def _program(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "DEBUG", "CASINO_DEMO", "STATIC_MANIFEST", "SECURE_SSL_REDIRECT"}
+    }
+    return subprocess.run(
+        [str(Path(sys.executable).parent / args[0]), *args[1:]],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # The web node's and the workers' own commands (deploy/systemd/*.service), on a free port.
+        ("gunicorn", "-c", "deploy/gunicorn.conf.py", "--bind", "127.0.0.1:0", "casino_office.wsgi:application"),
+        ("celery", "-A", "casino_office", "worker", "--pool=solo"),
+        ("celery", "-A", "casino_office", "beat"),
+    ],
+    ids=["gunicorn", "celery-worker", "celery-beat"],
+)
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({}, "SECRET_KEY is required"),
+        ({"CASINO_DEMO": "1", "DEBUG": "sometimes"}, "DEBUG='sometimes' is not a boolean"),
+    ],
+    ids=["missing", "wrong"],
+)
+def test_gunicorn_and_celery_say_a_configuration_error_in_one_line(tmp_path, command, env, named):
+    result = _program({"CASINO_VAR_DIR": str(tmp_path), **env}, *command)
+    assert result.returncode == 1, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines == [f"configuration error: {lines[0].removeprefix('configuration error: ')}"], result.stderr
+    assert named in lines[0]
+
+
 def test_manage_py_without_django_says_how_to_run_it(tmp_path):
     result = subprocess.run(
         [sys.executable, "-S", "-I", "manage.py", "check"],  # no site-packages: as the system's python3 would be
