@@ -15,7 +15,7 @@ class CasinoCelery(Celery):
         """Celery reads Django's settings on its first look at its configuration (while parsing the command
         line): a setting missing or wrong stops the worker or beat with one line naming it, as manage.py does."""
         try:
-            return super()._load_config()  # type: ignore[misc]
+            return super()._load_config()
         except ImproperlyConfigured as error:
             sys.exit(f"configuration error: {error}")
 
