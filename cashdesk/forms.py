@@ -7,8 +7,9 @@ from django import forms
 from django.contrib.auth.models import User
 from django.utils.translation import gettext_lazy as _
 
-from cashdesk.items import ALL_ITEMS, CHIPS, Item
+from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
 from cashdesk.models import CashDesk, HoldCase
+from casino_office.widgets import DayInput
 from compliance.models import Person
 from compliance.services import IdentityDetails
 
@@ -84,16 +85,40 @@ class PersonFieldsForm(OperationForm):
     )
     document_number = forms.CharField(label=_("Document number"), max_length=40, required=False)
     document_country = forms.CharField(label=_("Issued by (country)"), max_length=2, initial="LT", required=False)
-    document_expiry = forms.DateField(
-        label=_("Document valid until"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
+    document_expiry = forms.DateField(label=_("Document valid until"), required=False, widget=DayInput())
     given_names = forms.CharField(label=_("Given names"), max_length=120, required=False)
     surnames = forms.CharField(label=_("Surnames"), max_length=120, required=False)
-    date_of_birth = forms.DateField(
-        label=_("Date of birth"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
+    date_of_birth = forms.DateField(label=_("Date of birth"), required=False, widget=DayInput())
     nationality = forms.CharField(label=_("Nationality"), max_length=2, initial="LT", required=False)
     address = forms.CharField(label=_("Address"), max_length=255, required=False)
+
+    # Set by the view when the transaction needs the person: a payout over the threshold, or the service
+    # refused for want of one. The page then shows the person's fields open, with the reason.
+    identity_required = False
+
+    def require_identity(self) -> None:
+        """The person's fields open, with the reason, and the cursor starts in the personal code."""
+        self.identity_required = True
+        for form_field in self.fields.values():
+            form_field.widget.attrs.pop("autofocus", None)
+        self.fields["personal_code"].widget.attrs["autofocus"] = True
+
+    def person_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in PERSON_FIELDS]
+
+    def transaction_fields(self) -> list[forms.BoundField]:
+        return [field for field in self.visible_fields() if field.name not in PERSON_FIELDS]
+
+    def person_open(self) -> bool:
+        """Whether the person's fields show: needed, in error, or already begun by the cashier."""
+        if self.identity_required or any(self[name].errors for name in PERSON_FIELDS):
+            return True
+        if not self.is_bound:
+            return False
+        return any(
+            str(self.data.get(name) or "").strip() not in ("", str(self.fields[name].initial or ""))
+            for name in PERSON_FIELDS
+        )
 
     def identity(self) -> IdentityDetails | None:
         data = self.cleaned_data
@@ -111,6 +136,25 @@ class PersonFieldsForm(OperationForm):
             document_expiry=data.get("document_expiry"),
             address=data.get("address") or "",
         )
+
+
+PERSON_FIELDS = (
+    "personal_code",
+    "document_type",
+    "document_number",
+    "document_country",
+    "document_expiry",
+    "given_names",
+    "surnames",
+    "date_of_birth",
+    "nationality",
+    "address",
+)
+
+
+def _denomination(item: str) -> dict[str, str]:
+    """The value of one piece, for the page's running total (counts.js); a Decimal as its string."""
+    return {"data-denomination": str(DENOMINATIONS[item])}
 
 
 class PayTicketForm(PersonFieldsForm):
@@ -131,6 +175,7 @@ class SellForm(PersonFieldsForm):
 
 
 class ChipsForm(PersonFieldsForm):
+    running_total = True
     direction = forms.ChoiceField(
         label=_("Direction"), choices=[("buy", _("Cash for chips")), ("cashout", _("Chips for cash"))]
     )
@@ -139,7 +184,12 @@ class ChipsForm(PersonFieldsForm):
         super().__init__(*args, **kwargs)
         for item in CHIPS:
             self.fields[item] = AsciiIntegerField(
-                label=str(Item(item).label), min_value=0, max_value=1_000_000, initial=0, required=False
+                label=str(Item(item).label),
+                min_value=0,
+                max_value=1_000_000,
+                initial=0,
+                required=False,
+                widget=forms.NumberInput(attrs=_denomination(item)),
             )
         self.order_fields(["direction", *CHIPS])
 
@@ -148,6 +198,7 @@ class ChipsForm(PersonFieldsForm):
 
 
 class TokensForm(PersonFieldsForm):
+    running_total = True
     direction = forms.ChoiceField(
         label=_("Direction"), choices=[("buy", _("Cash for tokens")), ("cashout", _("Tokens for cash"))]
     )
@@ -155,7 +206,7 @@ class TokensForm(PersonFieldsForm):
         label=_("Tokens (pieces)"),
         min_value=1,
         max_value=1_000_000,
-        widget=forms.NumberInput(attrs={"autofocus": True}),
+        widget=forms.NumberInput(attrs={"autofocus": True, **_denomination(Item.TOKEN)}),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -198,12 +249,18 @@ class ReceiptPayoutForm(PersonFieldsForm):
 class CountForm(forms.Form):
     """A count of the desk: cash in euros, chips and tokens in pieces."""
 
+    running_total = True
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for item in ALL_ITEMS:
             if item == Item.CASH:
                 self.fields[item] = AsciiDecimalField(
-                    label=_("Cash (EUR)"), max_digits=12, decimal_places=2, min_value=Decimal("0")
+                    label=_("Cash (EUR)"),
+                    max_digits=12,
+                    decimal_places=2,
+                    min_value=Decimal("0"),
+                    widget=forms.NumberInput(attrs={"data-euros": ""}),
                 )
             else:
                 self.fields[item] = AsciiIntegerField(
@@ -211,6 +268,7 @@ class CountForm(forms.Form):
                     min_value=0,
                     max_value=10_000_000,
                     initial=0,
+                    widget=forms.NumberInput(attrs=_denomination(item)),
                 )
 
     def counted(self) -> dict[str, Decimal | int]:
@@ -281,5 +339,5 @@ class ReprintVoucherForm(forms.Form):
 
 
 class PeriodForm(forms.Form):
-    start = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}))
+    start = forms.DateField(label=_("From"), widget=DayInput())
+    end = forms.DateField(label=_("To"), widget=DayInput())

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from cashdesk import forms, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashTransaction, Shift
+from cashdesk.models import CashTransaction, Shift, ShiftCount
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from casino_office.errors import DomainError
 from tickets.models import Ticket
@@ -44,9 +44,17 @@ def _shift_or_redirect(request: StaffRequest) -> Shift | None:
     return shift
 
 
-def _render(request: StaffRequest, template: str, shift: Shift | None, **context: Any) -> HttpResponse:
+def _render(
+    request: StaffRequest, template: str, shift: Shift | None, *, blind: bool = False, **context: Any
+) -> HttpResponse:
+    """A desk page with the shift's balances beside it; a blind count's page without them (the cashier counts
+    what is there, not towards a figure shown)."""
     if shift is not None:
-        context.update(_balances_context(shift))
+        context["identity_threshold"] = shift.desk.casino.identity_threshold
+        if blind:
+            context.update(shift=shift, blind_count=True)
+        else:
+            context.update(_balances_context(shift))
     return render(request, template, context)
 
 
@@ -76,6 +84,9 @@ def _ticket_page(
     pay_form: forms.PayTicketForm | None = None,
 ) -> HttpResponse:
     payout = cash_payout(ticket.amount)
+    pay_form = pay_form or forms.PayTicketForm(initial={"number": ticket.validation_number})
+    if payout > shift.desk.casino.identity_threshold or pay_form.identity_required:
+        pay_form.require_identity()  # the person first, then Pay
     return _render(
         request,
         "cashdesk/ticket.html",
@@ -83,9 +94,9 @@ def _ticket_page(
         ticket=ticket,
         refusal=refusal,
         payout=payout,
-        pay_form=pay_form or forms.PayTicketForm(initial={"number": ticket.validation_number}),
-        hold_form=forms.HoldForm(initial={"number": ticket.validation_number}),
-        needs_identity=payout > shift.desk.casino.identity_threshold,
+        pay_form=pay_form,
+        # Its own ids: the pay form beside it has a number and a key too.
+        hold_form=forms.HoldForm(initial={"number": ticket.validation_number}, auto_id="id_hold_%s"),
     )
 
 
@@ -118,6 +129,8 @@ def _attempt(form: Any, action: Any) -> CashTransaction | None:
         return action(form)
     except DomainError as error:
         form.add_error(None, error.message)
+        if error.code == "identity_required":
+            form.require_identity()
     return None
 
 
@@ -337,24 +350,38 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             if handover:
+                next_cashier = form.cleaned_data["next_cashier"]
                 services.shift_handover(
-                    shift=shift,
-                    user=request.user,
-                    counted=form.counted(),
-                    next_cashier=form.cleaned_data["next_cashier"],
+                    shift=shift, user=request.user, counted=form.counted(), next_cashier=next_cashier
                 )
+                count = shift.counts.get(kind=ShiftCount.Kind.HANDOVER)
             else:
-                services.shift_close(shift=shift, user=request.user, counted=form.counted())
+                count = services.shift_close(shift=shift, user=request.user, counted=form.counted())
         except CashDeskError as error:
             form.add_error(None, error.message)
         else:
+            lines = list(count.lines.all())
+            figures = {
+                "number": shift.pk,
+                "counted": format_money(sum((line.counted_amount for line in lines), Decimal(0))),
+                "variance": format_money(sum((line.variance for line in lines), Decimal(0))),
+            }
+            if handover:
+                message = _("Shift %(number)s handed over to %(cashier)s: counted %(counted)s, variance %(variance)s.")
+                figures["cashier"] = next_cashier.get_username()
+            else:
+                message = _("Shift %(number)s closed: counted %(counted)s, variance %(variance)s.")
+            messages.success(request, message % figures)
             return redirect("shift-summary", pk=shift.pk)
+    # Blind: the expected balances appear only after the count, on the shift's summary.
     return _render(
         request,
         "cashdesk/form.html",
         shift,
+        blind=True,
         form=form,
         title=_("Hand over the shift") if handover else _("Close the shift"),
+        intro=_("Count what is in the desk. The expected figures and the variance are shown after the count."),
     )
 
 
@@ -381,16 +408,29 @@ def shift_summary(request: StaffRequest, pk: int) -> HttpResponse:
 @role_required(CASHIER, "staff.supervise_desk")
 def transaction_detail(request: StaffRequest, pk: int) -> HttpResponse:
     tx = get_object_or_404(
-        CashTransaction.objects.select_related("desk", "ticket", "shift"), pk=pk, casino=staff_casino(request)
+        CashTransaction.objects.select_related("desk", "ticket", "shift", "created_by", "reverses"),
+        pk=pk,
+        casino=staff_casino(request),
     )
     if not request.user.has_perm("staff.supervise_desk") and tx.created_by_id != request.user.pk:
         return redirect("desk")
     shift = open_shift(request)
+    # The receipt as printed (printing.receipt_pdf): the desk's side of each movement.
+    movements = [
+        {
+            "label": Item(leg.item).label,
+            "pieces": abs(leg.count) if leg.count is not None else None,
+            "incoming": leg.amount > 0,
+            "amount": abs(leg.amount),
+        }
+        for leg in tx.legs.filter(desk=tx.desk).order_by("pk")
+    ]
     return _render(
         request,
         "cashdesk/transaction.html",
         shift,
         tx=tx,
+        movements=movements,
         receipt_url=reverse("receipt-pdf", args=[tx.pk]),
         reversible=tx.kind in services.REVERSIBLE_KINDS,
         total=Decimal(tx.amount),

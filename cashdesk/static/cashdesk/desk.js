@@ -1,16 +1,19 @@
-// Keyboard-only cash desk: Esc goes back to the scan field; on a receipt page
-// the receipt's print dialog opens by itself and P prints it again.
+// Keyboard-only cash desk: Esc goes back to the scan field. On a transaction's page the receipt is shown
+// on the page itself; P opens its PDF in a tab of its own (the browser prints it from there) and Enter,
+// on the focused "Next" link, goes back to the desk. No page prints by itself: a PDF frame told to print
+// crashed headless Chromium's tab.
 document.addEventListener("keydown", function (event) {
   if (event.key === "Escape" && document.body.dataset.back) {
     window.location.href = document.body.dataset.back;
+    return;
   }
-  if ((event.key === "p" || event.key === "P") && document.getElementById("receipt-frame")) {
-    document.getElementById("receipt-frame").contentWindow.print();
+  var typing = event.target.closest && event.target.closest("input, select, textarea");
+  if (typing || event.ctrlKey || event.metaKey || event.altKey) {
+    return;
   }
-});
-window.addEventListener("load", function () {
-  var frame = document.getElementById("receipt-frame");
-  if (frame) {
-    try { frame.contentWindow.print(); } catch (error) { /* the link still prints */ }
+  var receipt = document.getElementById("receipt");
+  if ((event.key === "p" || event.key === "P") && receipt) {
+    event.preventDefault();
+    receipt.click();
   }
 });
