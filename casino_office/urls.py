@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.contrib import admin
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.defaults import page_not_found, server_error
 
@@ -9,7 +10,19 @@ from ops.views import health
 
 # Every app registers with admin.site; making it an OTP admin site keeps those registrations.
 admin.site.__class__ = StaffAdminSite
-urlpatterns: list[object] = []
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico, which browsers, PDF viewers and the admin ask for whatever the page links: the site's SVG icon.
+
+    A temporary redirect (cached a day): the static name carries a hash that changes with each release.
+    """
+    response = HttpResponseRedirect(static("cashdesk/favicon.svg"))
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+urlpatterns: list[object] = [path("favicon.ico", favicon)]
 if settings.BENCH_FLOOR_ENDPOINT:
     from casino_office.bench_floor import FloorView
 
