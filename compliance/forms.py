@@ -4,11 +4,18 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from casino_office.widgets import DayInput
 from compliance.models import RegisterKind
 
 
 class GamingDayField(forms.DateField):
-    """A gaming day in the years the system can hold (a day's bounds are computed from it: year 1 and 9999 overflow)."""
+    """A gaming day in the years the system can hold (a day's bounds are computed from it: year 1 and 9999 overflow).
+
+    Typed and shown as YYYY-MM-DD whatever the language.
+    """
+
+    widget = DayInput
+    input_formats = ["%Y-%m-%d"]
 
     FIRST = dt.date(2000, 1, 1)
     LAST = dt.date(2099, 12, 31)
@@ -33,8 +40,8 @@ class PurposeForm(forms.Form):
 
 
 class RegisterFilterForm(forms.Form):
-    start = GamingDayField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = GamingDayField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    start = GamingDayField(label=_("From"), required=False, widget=DayInput)
+    end = GamingDayField(label=_("To"), required=False, widget=DayInput)
     kind = forms.ChoiceField(label=_("Kind"), choices=[("", _("All kinds")), *RegisterKind.choices], required=False)
     desk = forms.TypedChoiceField(label=_("Desk"), coerce=int, required=False, empty_value=None)
     cashier = forms.CharField(label=_("Cashier"), required=False, max_length=150)
@@ -70,7 +77,7 @@ class RegisterFilterForm(forms.Form):
 
 
 class FcisDayForm(forms.Form):
-    day = GamingDayField(label=_("Gaming day"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    day = GamingDayField(label=_("Gaming day"), required=False, widget=DayInput)
 
 
 class AlertCloseForm(forms.Form):
@@ -78,7 +85,7 @@ class AlertCloseForm(forms.Form):
 
 
 class SelfExclusionImportForm(forms.Form):
-    list_date = forms.DateField(label=_("List date"), widget=forms.DateInput(attrs={"type": "date"}))
+    list_date = forms.DateField(label=_("List date"), widget=DayInput, input_formats=["%Y-%m-%d"])
     file = forms.FileField(
         label=_("File"), help_text=_("CSV: personal_code, or given_names, surnames, date_of_birth (YYYY-MM-DD).")
     )

@@ -3,6 +3,7 @@
 import csv
 import datetime as dt
 from collections.abc import Callable
+from decimal import Decimal
 from functools import wraps
 from typing import Any
 
@@ -17,6 +18,7 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from casino_office.widgets import DAY_PATTERN
 from compliance import forms, selectors, services
 from compliance.crypto import mask
 from compliance.models import AccessLogEntry, Alert, Person, RegisterEntry, SelfExclusionList
@@ -27,6 +29,14 @@ REGISTER = "compliance.view_registerentry"
 PERSONAL = "compliance.view_personal_data"
 ALERTS = "compliance.manage_alerts"
 PURPOSE_KEY = "compliance_purpose"
+
+
+CENT = Decimal("0.01")
+
+
+def _cents(amount: Decimal) -> str:
+    """A cash amount in a CSV: euros and cents with a point, whatever the sum's scale ("15000.45", not "15000.4500")."""
+    return f"{Decimal(amount).quantize(CENT):f}"
 
 
 def _purpose(request: StaffRequest) -> str:
@@ -253,14 +263,14 @@ def export(request: StaffRequest) -> HttpResponse:
                 timezone.localtime(entry.created_at).isoformat(timespec="seconds"),
                 entry.gaming_day,
                 entry.kind,
-                entry.amount,
+                _cents(entry.amount),
                 person.given_names,
                 person.surnames,
                 person.date_of_birth,
                 services.person_personal_code(person),
                 person.document_type,
                 services.person_document_number(person),
-                entry.desk.code,
+                entry.desk.name,
                 entry.cashier.get_username(),
                 entry.self_excluded,
                 entry.corrects_id or "",
@@ -278,7 +288,8 @@ def fcis_report(request: StaffRequest) -> HttpResponse:
     form = forms.FcisDayForm(request.GET)
     if not form.is_valid():
         error = " ".join(str(e) for e in form.errors["day"])
-        return render(request, "compliance/fcis.html", {"rows": [], "error": error}, status=400)
+        context = {"rows": [], "error": error, "typed": request.GET.get("day", ""), "day_pattern": DAY_PATTERN}
+        return render(request, "compliance/fcis.html", context, status=400)
     day = form.cleaned_data["day"] or casino.gaming_day(timezone.now())
     rows = selectors.fcis_report_rows(casino=casino, day=day)
     _log(
@@ -316,15 +327,15 @@ def fcis_report(request: StaffRequest) -> HttpResponse:
                     person.date_of_birth,
                     services.person_personal_code(person),
                     services.person_document_number(person),
-                    row["day_total"],
+                    _cents(row["day_total"]),
                     timezone.localtime(tx.created_at).isoformat(timespec="seconds"),
                     tx.kind,
-                    tx.amount,
+                    _cents(tx.amount),
                     tx.receipt_number,
                 ]
             )
         return response
-    return render(request, "compliance/fcis.html", {"rows": rows, "day": day})
+    return render(request, "compliance/fcis.html", {"rows": rows, "day": day, "day_pattern": DAY_PATTERN})
 
 
 @role_required(ALERTS, REGISTER)
