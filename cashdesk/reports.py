@@ -167,12 +167,13 @@ def per_machine(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, 
 
 
 def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    """Transactions per desk (by its name, as every screen calls it) and kind: how many and their EUR total."""
     begin, finish = casino.gaming_day_bounds(start, end)
     return [
-        dict(row)
+        {"desk": row["desk__name"], "kind": row["kind"], "n": row["n"], "total": row["total"]}
         for row in CashTransaction.objects.using(reports_db())
         .filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
-        .values("desk__code", "kind")
+        .values("desk__code", "desk__name", "kind")
         .annotate(n=Count("id"), total=Sum("amount"))
         .order_by("desk__code", "kind")
     ]

@@ -53,7 +53,8 @@ class CashDesk(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.casino.code})"
+        # The name, as every screen, report and paper calls the desk ("Kasa 1"); the code is for the admin's lists.
+        return self.name
 
 
 class Shift(models.Model):
@@ -90,7 +91,7 @@ class Shift(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Shift {self.pk} at {self.desk.code} ({self.cashier})"
+        return f"Shift {self.pk} at {self.desk.name} ({self.cashier})"
 
     @property
     def is_open(self) -> bool:

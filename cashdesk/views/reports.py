@@ -1,5 +1,6 @@
 import csv
 import datetime as dt
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -49,7 +50,6 @@ COLUMN_LABELS = {
     "amount_out": gettext_lazy("Amount out"),
     "tickets_in": gettext_lazy("Tickets in"),
     "amount_in": gettext_lazy("Amount in"),
-    "desk__code": gettext_lazy("Desk"),
     "n": gettext_lazy("Transactions"),
     "total": gettext_lazy("Total"),
     "place": gettext_lazy("Place"),
@@ -61,6 +61,34 @@ COLUMN_LABELS = {
     "closed_at": gettext_lazy("Closed"),
     "variance": gettext_lazy("Over (+) / short (-)"),
 }
+
+
+# Places of each amount column in the CSV: a ticket's amount to the mill (as the machine and the ticket
+# carry it), cash in cents; counts are whole numbers and need no entry.
+TICKET_PLACES, CASH_PLACES = 3, 2
+CSV_PLACES: dict[str, dict[str, int]] = {
+    "daily": dict.fromkeys(("issued_amount", "redeemed_amount", "expired_amount"), TICKET_PLACES),
+    "liability": {"amount": TICKET_PLACES},
+    "exceptions": {"amount": TICKET_PLACES},
+    "machines": {"amount_out": TICKET_PLACES, "amount_in": TICKET_PLACES},
+    "desks": {"total": CASH_PLACES},
+    "books": {"amount": CASH_PLACES},
+    "overshort": {"variance": CASH_PLACES},
+}
+
+
+def _written(value: Any, places: int | None) -> str:
+    """A CSV cell: amounts with a fixed number of places and a point, moments local to the second, days ISO."""
+    if value is None:
+        return ""
+    if isinstance(value, Decimal):
+        quantum = Decimal(1).scaleb(-(CASH_PLACES if places is None else places))
+        return f"{value.quantize(quantum):f}"
+    if isinstance(value, dt.datetime):
+        return timezone.localtime(value).isoformat(timespec="seconds")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value)
 
 
 def _shown(column: str, value: Any) -> str:
@@ -101,11 +129,18 @@ def _within_range(day: dt.date) -> dt.date:
     return day
 
 
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+# As the page shows it (a space), or as the old form and its links sent it (a T); seconds optional.
+MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?")
+
+
 def _date(raw: str | None, default: dt.date) -> dt.date:
     if not raw:
         return default
     try:
-        day = dt.date.fromisoformat(raw)
+        if not DAY.fullmatch(raw.strip()):
+            raise ValueError(raw)
+        day = dt.date.fromisoformat(raw.strip())
     except ValueError:
         raise BadPeriod(_("Enter dates as YYYY-MM-DD.")) from None
     return _within_range(day)
@@ -115,9 +150,11 @@ def _moment(raw: str | None, casino: Casino) -> dt.datetime:
     if not raw:
         return timezone.now()
     try:
-        moment = dt.datetime.fromisoformat(raw)
+        if not MOMENT.fullmatch(raw.strip()):
+            raise ValueError(raw)
+        moment = dt.datetime.fromisoformat(raw.strip())
     except ValueError:
-        raise BadPeriod(_("Enter the moment as YYYY-MM-DDTHH:MM.")) from None
+        raise BadPeriod(_("Enter the moment as YYYY-MM-DD HH:MM.")) from None
     _within_range(moment.date())
     return moment.replace(tzinfo=casino.zoneinfo)
 
@@ -171,15 +208,16 @@ def report(request: StaffRequest) -> HttpResponse:
         columns = ["machine", "tickets_out", "amount_out", "tickets_in", "amount_in"]
     else:
         rows = reports.per_desk(casino, start, end)
-        columns = ["desk__code", "kind", "n", "total"]
+        columns = ["desk", "kind", "n", "total"]
 
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{casino.code}-{kind}-{start}-{end}.csv"'
         writer = csv.writer(response)
         writer.writerow(columns)
+        places = CSV_PLACES.get(kind, {})
         for row in rows:
-            writer.writerow([row.get(column, "") for column in columns])
+            writer.writerow([_written(row.get(column, ""), places.get(column)) for column in columns])
         return response
     return _page(request, kind, start, end, at, columns, rows)
 
@@ -207,6 +245,8 @@ def _page(
             "start": start,
             "end": end,
             "at": timezone.localtime(at),
+            "day_pattern": DAY.pattern,
+            "moment_pattern": MOMENT.pattern,
         },
         status=status,
     )

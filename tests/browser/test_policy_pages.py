@@ -19,7 +19,7 @@ def test_the_receipt_pdf_is_drawn_in_its_frame_and_printed(screens):
     screen = screens("cashier")
     page = screen.page
     screen.login("kasininkas-tor")
-    page.select_option("#id_desk", label="Kasa 2 (TOR)")
+    page.select_option("#id_desk", label="Kasa 2")
     for item, value in FLOAT.items():
         page.fill(f"#id_{item}", value)
     page.click("main button[type=submit]")

@@ -184,7 +184,7 @@ def test_manager_reports_and_csv(api, staff, shift):
         assert csv["Content-Type"].startswith("text/csv")
         assert csv.content.splitlines()[0]
     daily = client.get("/reports/", {"report": "desks", "format": "csv"}).content.decode()
-    assert "K1,ticket_payout,1,10.00" in daily
+    assert "Kasa 1,ticket_payout,1,10.00" in daily
 
 
 ROLES = ["anonymous", "nobody", "cashier", "floor", "supervisor", "compliance", "manager"]
