@@ -9,6 +9,7 @@ costs five grouped reads on indexed timestamps whatever the table's size.
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
@@ -36,11 +37,17 @@ TREND_DAYS = 30
 
 @dataclass(frozen=True)
 class HourRow:
+    """One hour of the gaming day: tickets at the machines, and tickets at the desks, counted apart."""
+
     hour: dt.datetime  # local start of the hour
-    out_count: int
-    out_amount: Decimal
-    in_count: int
-    in_amount: Decimal
+    machine_out_count: int  # printed by machines (cash-outs)
+    machine_out_amount: Decimal
+    machine_in_count: int  # played into machines
+    machine_in_amount: Decimal
+    desk_sold_count: int  # sold for cash at a desk
+    desk_sold_amount: Decimal
+    desk_paid_count: int  # paid out in cash at a desk
+    desk_paid_amount: Decimal
 
 
 @dataclass(frozen=True)
@@ -61,28 +68,55 @@ class DeskCash:
     def over_limit(self) -> bool:
         return self.cash > self.limit
 
+    @property
+    def on_shift(self) -> str:
+        """Who is on shift at the desk: the cashier's full name, or the username when none is set; "" when closed."""
+        if self.shift is None:
+            return ""
+        cashier = self.shift.cashier
+        return cashier.get_full_name() or cashier.get_username()
+
 
 def tickets_per_hour(casino: Casino, day: dt.date) -> list[HourRow]:
-    """Tickets out (printed by machines and desks) and in (redeemed at machines or paid at desks) per hour."""
+    """Per hour: tickets printed by machines and played into them, and tickets sold and paid at the desks.
+
+    Two grouped reads (printed in the day, redeemed in the day), each split by where it happened.
+    """
     begin, finish = casino.gaming_day_bounds(day)
     zone = casino.zoneinfo
+    splits = {
+        "printed_at": {"machine_out": Q(issuing_machine__isnull=False), "desk_sold": Q(issuing_desk__isnull=False)},
+        "redeemed_at": {
+            "machine_in": Q(redeemed_by_machine__isnull=False),
+            "desk_paid": Q(redeemed_by_machine__isnull=True),
+        },
+    }
     counts: dict[str, dict[dt.datetime, tuple[int, Decimal]]] = {}
-    for label, field in (("out", "printed_at"), ("in", "redeemed_at")):
-        rows = (
-            Ticket.objects.using(reports_db())
+    for field, parts in splits.items():
+        aggregates: dict[str, Count | Sum] = {}
+        for label, where in parts.items():
+            aggregates[f"{label}_n"] = Count("id", filter=where)
+            aggregates[f"{label}_total"] = Sum("amount", filter=where)
+        rows: list[dict[str, Any]] = [
+            dict(row)
+            for row in Ticket.objects.using(reports_db())
             .filter(casino=casino, **{f"{field}__gte": begin, f"{field}__lt": finish})
             .annotate(hour=TruncHour(field, tzinfo=zone))
             .values("hour")
-            .annotate(n=Count("id"), total=Sum("amount"))
-        )
-        counts[label] = {row["hour"].astimezone(zone): (row["n"], row["total"]) for row in rows}
+            .annotate(**aggregates)
+        ]
+        for label in parts:
+            counts[label] = {
+                row["hour"].astimezone(zone): (row[f"{label}_n"], row[f"{label}_total"] or ZERO) for row in rows
+            }
     hours = []
     moment = begin
     while moment < finish:
         local = moment.astimezone(zone)
-        out_n, out_total = counts["out"].get(local, (0, ZERO))
-        in_n, in_total = counts["in"].get(local, (0, ZERO))
-        hours.append(HourRow(local, out_n, out_total, in_n, in_total))
+        machine_out, machine_in, desk_sold, desk_paid = (
+            counts[label].get(local, (0, ZERO)) for label in ("machine_out", "machine_in", "desk_sold", "desk_paid")
+        )
+        hours.append(HourRow(local, *machine_out, *machine_in, *desk_sold, *desk_paid))
         moment += dt.timedelta(hours=1)
     return hours
 

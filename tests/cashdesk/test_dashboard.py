@@ -98,10 +98,10 @@ def test_tickets_per_hour_counts_out_and_in_in_the_right_hour(api, casino):
     hours = tickets_per_hour(casino, casino.gaming_day(at))
     assert len(hours) == 24
     assert hours[0].hour.hour == casino.gaming_day_start_hour
-    assert (hours[3].out_count, hours[3].out_amount) == (2, Decimal("12.50"))
-    assert (hours[5].in_count, hours[5].in_amount) == (1, Decimal("5.00"))
-    assert sum(row.out_count for row in hours) == 2
-    assert sum(row.in_count for row in hours) == 1
+    assert (hours[3].machine_out_count, hours[3].machine_out_amount) == (2, Decimal("12.50"))
+    assert (hours[5].machine_in_count, hours[5].machine_in_amount) == (1, Decimal("5.00"))
+    assert sum(row.machine_out_count for row in hours) == 2
+    assert sum(row.machine_in_count for row in hours) == 1
 
 
 def test_cash_per_desk_follows_the_ledger_and_flags_the_limit(api, casino, desk, shift, cashier):
