@@ -63,6 +63,11 @@ COLUMN_LABELS = {
 }
 
 
+# Counts and amounts: right-aligned on the page.
+NUMERIC_COLUMNS = {
+    *(f"{label}_{part}" for label in ("issued", "redeemed", "expired") for part in ("count", "amount")),
+    *("count", "amount", "tickets_out", "amount_out", "tickets_in", "amount_in", "n", "total", "variance"),
+}
 # Places of each amount column in the CSV: a ticket's amount to the mill (as the machine and the ticket
 # carry it), cash in cents; counts are whole numbers and need no entry.
 TICKET_PLACES, CASH_PLACES = 3, 2
@@ -232,7 +237,11 @@ def _page(
     rows: list[dict[str, Any]],
     status: int = 200,
 ) -> HttpResponse:
-    table = [[_shown(column, row.get(column, "")) for column in columns] for row in rows]
+    numeric = [column in NUMERIC_COLUMNS for column in columns]
+    table = [
+        [(_shown(column, row.get(column, "")), num) for column, num in zip(columns, numeric, strict=True)]
+        for row in rows
+    ]
     return render(
         request,
         "cashdesk/reports.html",
@@ -240,7 +249,7 @@ def _page(
             "reports": REPORTS,
             "kind": kind,
             "title": REPORTS[kind],
-            "columns": [COLUMN_LABELS[column] for column in columns],
+            "columns": [(COLUMN_LABELS[column], num) for column, num in zip(columns, numeric, strict=True)],
             "table": table,
             "start": start,
             "end": end,
