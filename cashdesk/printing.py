@@ -8,11 +8,12 @@ Lithuanian letter.
 """
 
 import io
+from collections.abc import Callable
 from decimal import Decimal
 
 import barcode
 from django.utils import timezone
-from reportlab.lib.pagesizes import A4
+from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
@@ -20,7 +21,7 @@ from cashdesk.books import opening_amounts, shift_balances
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
 from casino_office.i18n import both
-from casino_office.pdf import BOLD, FONT
+from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_eur
 from tickets.numbers import display_validation_number, masked_validation_number
@@ -52,44 +53,173 @@ def _local(moment: object) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
 
 
+LEADING = 1.3  # a line's height, in font sizes: room for Lithuanian carons above and descenders below
+Draw = Callable[[Canvas, float], None]  # draws on the canvas, given the page's height
+
+
+class _Roll:
+    """A paper roll laid out from the top down, measured first and drawn once its length is known.
+
+    Every text is wrapped to the paper's width at the size it is printed in; an amount
+    keeps its own column on the right, measured, and its label wraps in what is left.
+    """
+
+    def __init__(self, width: float, *, margin: float = 5 * mm, top: float = 6 * mm) -> None:
+        self.width = width
+        self.left, self.right = margin, width - margin
+        self.y = top  # down from the top of the paper
+        self.ops: list[Draw] = []
+
+    def gap(self, space: float) -> None:
+        self.y += space
+
+    def _baseline(self, size: float) -> float:
+        baseline = self.y + size
+        self.y += size * LEADING
+        return baseline
+
+    def centred(self, text: str, *, font: str = FONT, size: float = 8) -> None:
+        for line in wrap(text, font, size, self.right - self.left):
+            self._put(font, size, self._baseline(size), line, align="centre")
+
+    def text(self, text: str, *, font: str = FONT, size: float = 8) -> None:
+        for line in wrap(text, font, size, self.right - self.left):
+            self._put(font, size, self._baseline(size), line)
+
+    def row(self, label: str, amount: str, *, font: str = FONT, size: float = 8) -> None:
+        """`label` on the left, wrapped before the amount's column; the amount right-aligned on its first line."""
+        amount_width = text_width(amount, font, size)
+        for index, line in enumerate(wrap(label, font, size, self.right - self.left - amount_width - 3 * mm)):
+            baseline = self._baseline(size)
+            self._put(font, size, baseline, line)
+            if index == 0:
+                self._put(font, size, baseline, amount, align="right")
+
+    def _put(self, font: str, size: float, baseline: float, text: str, *, align: str = "left") -> None:
+        def draw(c: Canvas, height: float) -> None:
+            c.setFont(font, size)
+            if align == "centre":
+                c.drawCentredString(self.width / 2, height - baseline, text)
+            elif align == "right":
+                c.drawRightString(self.right, height - baseline, text)
+            else:
+                c.drawString(self.left, height - baseline, text)
+
+        self.ops.append(draw)
+
+    def barcode(self, kind: str, text: str, *, height: float = 11 * mm, inset: float = 4 * mm) -> None:
+        self.gap(1 * mm)
+        bottom = self.y + height
+
+        def draw(c: Canvas, page_height: float) -> None:
+            width = self.right - self.left - 2 * inset
+            draw_barcode(c, kind, text, x=self.left + inset, y=page_height - bottom, width=width, height=height)
+
+        self.ops.append(draw)
+        self.y = bottom + 3 * mm
+
+    def render(self, title: str, *, bottom: float = 6 * mm) -> bytes:
+        height = self.y + bottom
+        buffer = io.BytesIO()
+        c = Canvas(buffer, pagesize=(self.width, height))
+        c.setTitle(title)
+        for draw in self.ops:
+            draw(c, height)
+        c.showPage()
+        c.save()
+        return buffer.getvalue()
+
+
 def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
-    """A ticket sold at the desk, laid out as a machine ticket; a supervisor's reprint says it is a copy."""
+    """A ticket sold at the desk, laid out as a machine ticket; a supervisor's reprint says it is a copy.
+
+    The ticket's size is fixed: long names and long amounts in words wrap, and the barcode
+    gives up height (never below 8 mm) before the casino's name is set smaller.
+    """
     casino = ticket.casino
+    width, height = VOUCHER_SIZE
+    margin = 8 * mm
+    line_width = width - 2 * margin
+    display = display_validation_number(ticket.validation_number)
+    issuer = ticket.issuing_desk.name if ticket.issuing_desk else f"Automatas / Machine {ticket.issuing_machine}"
+    kind = "GRYNINAMAS / CASHABLE" if ticket.ticket_type == "cashable" else "REKLAMINIS / PROMO"
+    amount = format_eur(ticket.amount)
+    copy_mark = "KOPIJA / COPY"
+    words = [
+        *wrap(amount_in_words(ticket.amount, "lt"), FONT, 7, line_width),
+        *wrap(amount_in_words(ticket.amount, "en"), FONT, 7, line_width),
+    ]
+    # The amount, between the copy marks when it is a copy.
+    amount_room = line_width - (2 * (text_width(copy_mark, BOLD, 11) + 4 * mm) if copy else 0)
+    amount_size = fitting_size(amount, BOLD, 16, amount_room, minimum=9)
+    # The footer: issue and expiry on the left, the issuer (wrapped) and the sequence on the right.
+    footer_size = 7.5
+    left_footer = [
+        f"Išduota / Issued: {_local(ticket.issued_at)}",
+        f"Galioja iki / Valid until: {_local(ticket.expires_at)}",
+    ]
+    right_room = line_width - max(text_width(t, FONT, footer_size) for t in left_footer) - 5 * mm
+    right_footer = [*wrap(issuer, FONT, footer_size, right_room), f"Eilės nr. / Sequence: {ticket.sequence:06d}"]
+    footer_lines = max(len(left_footer), len(right_footer))
+    footer_top = 3 * mm + footer_lines * footer_size * LEADING
+
+    for name_size in (12.0, 11.0, 10.0, 9.0, 8.0, 7.0):
+        name = wrap(casino.name, BOLD, name_size, line_width)
+        address = wrap(casino.address, FONT, 7, line_width)
+        kind_line = f"VIENKARTINIS BILIETAS / ONE-TIME TICKET · {kind}"
+        kind_size = fitting_size(kind_line, BOLD, 9, line_width, minimum=7)
+        validation = f"Patvirtinimo nr. / Validation: {display}"
+        fixed = (
+            3 * mm
+            + len(name) * name_size * LEADING
+            + len(address) * 7 * LEADING
+            + (kind_size + 10) * LEADING
+            + 3 * mm  # around the bars
+            + 8 * LEADING
+            + amount_size * LEADING
+            + len(words) * 7 * LEADING
+            + footer_top
+            + 1.5 * mm  # between the words and the footer
+        )
+        bars = min(12 * mm, height - fixed)
+        if bars >= 8 * mm:
+            break
+
     buffer = io.BytesIO()
     c = Canvas(buffer, pagesize=VOUCHER_SIZE)
     c.setTitle(f"Ticket {ticket.validation_number}")
-    width, height = VOUCHER_SIZE
-    display = display_validation_number(ticket.validation_number)
-    issuer = ticket.issuing_desk.name if ticket.issuing_desk else f"Automatas {ticket.issuing_machine}"
+    y = height - 3 * mm  # the top of the next line
 
-    c.setFont(BOLD, 12)
-    c.drawCentredString(width / 2, height - 9 * mm, casino.name)
-    c.setFont(FONT, 7.5)
-    c.drawCentredString(width / 2, height - 13 * mm, casino.address)
-    c.setFont(BOLD, 9)
-    kind = "GRYNINAMAS / CASHABLE" if ticket.ticket_type == "cashable" else "REKLAMINIS / PROMO"
-    c.drawCentredString(width / 2, height - 18 * mm, f"VIENKARTINIS BILIETAS / ONE-TIME TICKET · {kind}")
-    c.setFont(BOLD, 10)
-    c.drawCentredString(width / 2, height - 23.5 * mm, f"Patvirtinimo nr. / Validation: {display}")
-    draw_barcode(
-        c, "itf", ticket.validation_number, x=22 * mm, y=height - 38 * mm, width=width - 44 * mm, height=12 * mm
-    )
-    c.setFont(FONT, 8)
-    c.drawCentredString(width / 2, height - 41.5 * mm, display)
-    c.setFont(BOLD, 16)
-    c.drawCentredString(width / 2, height - 48.5 * mm, format_eur(ticket.amount))
-    c.setFont(FONT, 7)
-    c.drawCentredString(width / 2, height - 52.5 * mm, amount_in_words(ticket.amount, "lt"))
-    c.drawCentredString(width / 2, height - 55.5 * mm, amount_in_words(ticket.amount, "en"))
-    c.setFont(FONT, 7.5)
-    c.drawString(8 * mm, 7 * mm, f"Išduota / Issued: {_local(ticket.issued_at)}")
-    c.drawString(8 * mm, 3.5 * mm, f"Galioja iki / Valid until: {_local(ticket.expires_at)}")
-    c.drawRightString(width - 8 * mm, 7 * mm, issuer)
-    c.drawRightString(width - 8 * mm, 3.5 * mm, f"Eilės nr. / Sequence: {ticket.sequence:06d}")
-    if copy:  # beside the amount, on both sides: no name, address or words line reaches there
+    def line(text: str, font: str, size: float) -> float:
+        nonlocal y
+        baseline = y - size
+        c.setFont(font, size)
+        c.drawCentredString(width / 2, baseline, text)
+        y -= size * LEADING
+        return baseline
+
+    for text in name:
+        line(text, BOLD, name_size)
+    for text in address:
+        line(text, FONT, 7)
+    line(kind_line, BOLD, kind_size)
+    line(validation, BOLD, 10)
+    y -= 1 * mm
+    draw_barcode(c, "itf", ticket.validation_number, x=22 * mm, y=y - bars, width=width - 44 * mm, height=bars)
+    y -= bars + 2 * mm
+    line(display, FONT, 8)
+    baseline = line(amount, BOLD, amount_size)
+    if copy:  # beside the amount, on both sides, in the room kept for them
         c.setFont(BOLD, 11)
-        c.drawString(8 * mm, height - 48.5 * mm, "KOPIJA / COPY")
-        c.drawRightString(width - 8 * mm, height - 48.5 * mm, "KOPIJA / COPY")
+        c.drawString(margin, baseline, copy_mark)
+        c.drawRightString(width - margin, baseline, copy_mark)
+    for text in words:
+        line(text, FONT, 7)
+    c.setFont(FONT, footer_size)
+    for index, text in enumerate(left_footer):
+        c.drawString(margin, footer_top - (index + 1) * footer_size * LEADING + 1 * mm, text)
+    for index, text in enumerate(right_footer):
+        c.drawRightString(width - margin, footer_top - (index + 1) * footer_size * LEADING + 1 * mm, text)
     c.showPage()
     c.save()
     return buffer.getvalue()
@@ -100,61 +230,97 @@ def _item_label(item: str) -> str:
 
 
 def receipt_pdf(tx: CashTransaction) -> bytes:
-    """The 80 mm roll receipt of one cash-desk transaction."""
+    """The 80 mm roll receipt of one cash-desk transaction, as long as its lines need."""
     movements = list(tx.legs.filter(desk=tx.desk))
-    lines = (
-        8 + len(movements) + (2 if tx.ticket_id else 0) + (1 if tx.approved_by_id else 0) + (1 if tx.person_id else 0)
-    )
-    height = (52 + lines * 6) * mm
-    buffer = io.BytesIO()
-    c = Canvas(buffer, pagesize=(ROLL_WIDTH, height))
-    c.setTitle(f"Receipt {tx.receipt_number}")
-    left, right = 5 * mm, ROLL_WIDTH - 5 * mm
-    y = height - 8 * mm
-
-    def line(text: str, *, bold: bool = False, size: float = 8, right_text: str = "") -> None:
-        nonlocal y
-        c.setFont(BOLD if bold else FONT, size)
-        c.drawString(left, y, text)
-        if right_text:
-            c.drawRightString(right, y, right_text)
-        y -= size * 0.55 * mm + 2 * mm
-
-    c.setFont(BOLD, 10)
-    c.drawCentredString(ROLL_WIDTH / 2, y, tx.casino.name)
-    y -= 4.5 * mm
-    c.setFont(FONT, 7)
-    c.drawCentredString(ROLL_WIDTH / 2, y, tx.casino.address)
-    y -= 7 * mm
-    line(f"KVITAS / RECEIPT {tx.receipt_number}", bold=True, size=9)
-    draw_barcode(
-        c, "code128", tx.receipt_number, x=left + 4 * mm, y=y - 10 * mm, width=right - left - 8 * mm, height=11 * mm
-    )
-    y -= 15 * mm
-    line(both(TransactionKind(tx.kind).label), bold=True)
+    roll = _Roll(ROLL_WIDTH)
+    roll.centred(tx.casino.name, font=BOLD, size=10)
+    roll.centred(tx.casino.address, size=7)
+    roll.gap(2 * mm)
+    roll.text(f"KVITAS / RECEIPT {tx.receipt_number}", font=BOLD, size=9)
+    roll.barcode("code128", tx.receipt_number)
+    roll.text(both(TransactionKind(tx.kind).label), font=BOLD)
     if tx.reverses_id:
-        line(f"Atšaukia / Reverses: {tx.reverses.receipt_number if tx.reverses else ''}")
+        roll.text(f"Atšaukia / Reverses: {tx.reverses.receipt_number if tx.reverses else ''}")
     if tx.ticket_id and tx.ticket:
-        line(f"Bilietas / Ticket: {masked_validation_number(tx.ticket.validation_number)}")
-        line("Bilieto suma / Ticket amount:", right_text=format_eur(tx.ticket.amount))
-    y -= 1 * mm
+        roll.text(f"Bilietas / Ticket: {masked_validation_number(tx.ticket.validation_number)}")
+        roll.row("Bilieto suma / Ticket amount:", format_eur(tx.ticket.amount))
+    roll.gap(1 * mm)
     for movement in movements:
         direction = "Įnešta / In" if movement.amount > 0 else "Išmokėta / Out"
         count = f" × {abs(movement.count)}" if movement.count is not None else ""
-        line(f"{_item_label(movement.item)}{count} · {direction}", right_text=format_eur(abs(movement.amount)))
-    y -= 1 * mm
-    line("IŠ VISO / TOTAL", bold=True, size=10, right_text=format_eur(tx.amount))
-    y -= 2 * mm
-    line(f"Kasa / Desk: {tx.desk.name}")
-    line(f"Kasininkas / Cashier: {tx.created_by.get_username()}")
+        roll.row(f"{_item_label(movement.item)}{count} · {direction}", format_eur(abs(movement.amount)))
+    roll.gap(1 * mm)
+    roll.row("IŠ VISO / TOTAL", format_eur(tx.amount), font=BOLD, size=10)
+    roll.gap(2 * mm)
+    roll.text(f"Kasa / Desk: {tx.desk.name}")
+    roll.text(f"Kasininkas / Cashier: {tx.created_by.get_username()}")
     if tx.approved_by:
-        line(f"Patvirtino / Approved by: {tx.approved_by.get_username()}")
-    line(f"Laikas / Time: {_local(tx.created_at)}")
+        roll.text(f"Patvirtino / Approved by: {tx.approved_by.get_username()}")
+    roll.text(f"Laikas / Time: {_local(tx.created_at)}")
     if tx.person_id:
-        line("Asmuo identifikuotas / Person identified")
-    c.showPage()
-    c.save()
-    return buffer.getvalue()
+        roll.text("Asmuo identifikuotas / Person identified")
+    return roll.render(f"Receipt {tx.receipt_number}")
+
+
+class _Page:
+    """An A4 page written from the top down, that turns over when the next block does not fit."""
+
+    def __init__(self, c: Canvas, *, margin: float = 15 * mm, top: float = 15 * mm, bottom: float = 15 * mm) -> None:
+        self.c = c
+        self.width, self.height = c._pagesize
+        self.left, self.right = margin, self.width - margin
+        self.top, self.bottom = top, bottom
+        self.y = self.height - top  # the top of the next line
+
+    def room(self, needed: float) -> None:
+        if self.y - needed < self.bottom:
+            self.c.showPage()
+            self.y = self.height - self.top
+
+    def text(self, text: str, *, font: str = FONT, size: float = 9) -> None:
+        lines = wrap(text, font, size, self.right - self.left)
+        self.room(len(lines) * size * LEADING)
+        self.c.setFont(font, size)
+        for line in lines:
+            self.c.drawString(self.left, self.y - size, line)
+            self.y -= size * LEADING
+
+
+def _table(page: _Page, headers: list[tuple[str, str]], rows: list[list[str]], *, size: float) -> None:
+    """The first column wraps in what the amount columns leave; each amount column is as wide as its widest cell."""
+    c = page.c
+    gap = 4 * mm
+    widths = [
+        max(text_width(cell, FONT, size) for cell in [header[0], header[1], *(row[col] for row in rows)])
+        for col, header in enumerate(headers)
+    ][1:]
+    edges: list[float] = []  # right edge of each amount column
+    x = page.right
+    for width in reversed(widths):
+        edges.insert(0, x)
+        x -= width + gap
+    label_width = x + gap - page.left - gap
+    header_size = size
+    page.room(2 * header_size * LEADING + size * LEADING)
+    for index, font in ((0, BOLD), (1, FONT)):
+        c.setFont(font, header_size)
+        baseline = page.y - header_size
+        for text in wrap(headers[0][index], font, header_size, label_width)[:1]:
+            c.drawString(page.left, baseline, text)
+        for edge, header in zip(edges, headers[1:], strict=True):
+            c.drawRightString(edge, baseline, header[index])
+        page.y -= header_size * LEADING
+    page.y -= 1 * mm
+    for row in rows:
+        label = wrap(row[0], FONT, size, label_width)
+        page.room(len(label) * size * LEADING)
+        c.setFont(FONT, size)
+        baseline = page.y - size
+        for index, text in enumerate(label):
+            c.drawString(page.left, baseline - index * size * LEADING, text)
+        for edge, value in zip(edges, row[1:], strict=True):
+            c.drawRightString(edge, baseline, value)
+        page.y -= len(label) * size * LEADING + 1 * mm
 
 
 def shift_report_pdf(shift: Shift) -> bytes:
@@ -170,27 +336,17 @@ def shift_report_pdf(shift: Shift) -> bytes:
         count, total = by_kind.get(kind, (0, Decimal("0")))
         by_kind[kind] = (count + 1, total + tx.amount)
 
-    buffer = io.BytesIO()
-    c = Canvas(buffer, pagesize=A4)
-    height = A4[1]
-    title = "Z ATASKAITA / Z REPORT" if final else "X ATASKAITA / X REPORT"
-    c.setTitle(f"{title} shift {shift.pk}")
-    y = height - 20 * mm
-    c.setFont(BOLD, 14)
-    c.drawString(20 * mm, y, f"{title} · {shift.desk.casino.name}")
-    y -= 8 * mm
-    c.setFont(FONT, 9)
-    for text in (
-        f"Kasa / Desk: {shift.desk.name} ({shift.desk.code})   Pamaina / Shift: {shift.pk}",
-        f"Kasininkas / Cashier: {shift.cashier.get_username()}",
-        f"Atidaryta / Opened: {_local(shift.opened_at)}"
-        + (f"   Uždaryta / Closed: {_local(shift.closed_at)}" if shift.closed_at else ""),
-        f"Spausdinta / Printed: {_local(timezone.now())}",
-    ):
-        c.drawString(20 * mm, y, text)
-        y -= 5 * mm
-    y -= 4 * mm
-    columns = [20, 75, 105, 135, 165, 192]
+    rows = [
+        [
+            _item_label(item),
+            format_eur(opening[item]),
+            _signed(expected[item] - opening[item]),
+            format_eur(expected[item]),
+            format_eur(counted[item].counted_amount) if item in counted else "",
+            _signed(counted[item].variance) if item in counted else "",
+        ]
+        for item in ALL_ITEMS
+    ]
     headers = [
         ("Vienetas", "Item"),
         ("Pradžia", "Opening"),
@@ -199,41 +355,58 @@ def shift_report_pdf(shift: Shift) -> bytes:
         ("Suskaičiuota", "Counted"),
         ("Skirtumas", "Variance"),
     ]
-    for row_offset, size, index in ((0, 8, 0), (3.5, 7, 1)):
-        c.setFont(BOLD if index == 0 else FONT, size)
-        c.drawString(columns[0] * mm, y - row_offset * mm, headers[0][index])
-        for col, header in zip(columns[1:], headers[1:], strict=True):
-            c.drawRightString(col * mm, y - row_offset * mm, header[index])
-    y -= 4 * mm
-    y -= 5 * mm
-    c.setFont(FONT, 8)
-    for item in ALL_ITEMS:
-        row = [
-            _item_label(item),
-            format_eur(opening[item]),
-            _signed(expected[item] - opening[item]),
-            format_eur(expected[item]),
-            format_eur(counted[item].counted_amount) if item in counted else "",
-            _signed(counted[item].variance) if item in counted else "",
-        ]
-        c.drawString(20 * mm, y, row[0])
-        for col, value in zip(columns[1:], row[1:], strict=True):
-            c.drawRightString(col * mm, y, value)
-        y -= 5 * mm
-    y -= 6 * mm
-    c.setFont(BOLD, 9)
-    c.drawString(20 * mm, y, "Operacijos / Transactions")
-    y -= 5 * mm
-    c.setFont(FONT, 8)
-    for label, (count, total) in sorted(by_kind.items()):
-        c.drawString(20 * mm, y, f"{label}: {count}")
-        c.drawRightString(128 * mm, y, format_eur(total))
-        y -= 5 * mm
-    if not by_kind:
-        c.drawString(20 * mm, y, "—")
+    # Portrait while the amounts leave the item's name 45 mm; the largest amounts turn the page.
+    size = 8.0
+    amounts = sum(
+        max(text_width(cell, FONT, size) for cell in [*header, *(row[col] for row in rows)]) + 4 * mm
+        for col, header in enumerate(headers)
+        if col
+    )
+    pagesize = A4 if A4[0] - 30 * mm - amounts >= 45 * mm else landscape(A4)
+
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=pagesize)
+    title = "Z ATASKAITA / Z REPORT" if final else "X ATASKAITA / X REPORT"
+    c.setTitle(f"{title} shift {shift.pk}")
+    page = _Page(c)
+    page.text(f"{title} · {shift.desk.casino.name}", font=BOLD, size=14)
+    page.y -= 2 * mm
+    for text in (
+        f"Kasa / Desk: {shift.desk.name}   Pamaina / Shift: {shift.pk}",
+        f"Kasininkas / Cashier: {shift.cashier.get_username()}",
+        f"Atidaryta / Opened: {_local(shift.opened_at)}"
+        + (f"   Uždaryta / Closed: {_local(shift.closed_at)}" if shift.closed_at else ""),
+        f"Spausdinta / Printed: {_local(timezone.now())}",
+    ):
+        page.text(text)
+    page.y -= 4 * mm
+    _table(page, headers, rows, size=size)
+    page.y -= 5 * mm
+    page.text("Operacijos / Transactions", font=BOLD, size=9)
+    page.y -= 1 * mm
+    transactions = [[f"{label}: {count}", format_eur(total)] for label, (count, total) in sorted(by_kind.items())]
+    if transactions:
+        _rows(page, transactions, size=8, right=page.left + 125 * mm)
+    else:
+        page.text("—", size=8)
     c.showPage()
     c.save()
     return buffer.getvalue()
+
+
+def _rows(page: _Page, rows: list[list[str]], *, size: float, right: float) -> None:
+    """Label and amount pairs: the amount right-aligned at `right`, the label wrapped before it."""
+    c = page.c
+    amount_width = max(text_width(row[1], FONT, size) for row in rows)
+    for label, amount in rows:
+        lines = wrap(label, FONT, size, right - page.left - amount_width - 4 * mm)
+        page.room(len(lines) * size * LEADING)
+        c.setFont(FONT, size)
+        baseline = page.y - size
+        for index, text in enumerate(lines):
+            c.drawString(page.left, baseline - index * size * LEADING, text)
+        c.drawRightString(right, baseline, amount)
+        page.y -= len(lines) * size * LEADING + 1 * mm
 
 
 def _signed(amount: Decimal) -> str:
@@ -242,20 +415,13 @@ def _signed(amount: Decimal) -> str:
 
 def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
     """The machine receipt the floor attendant hands the player (casino rules §1: automato kvitas)."""
-    buffer = io.BytesIO()
-    height = 100 * mm
-    c = Canvas(buffer, pagesize=(ROLL_WIDTH, height))
     number = f"{receipt.casino.code}-R{receipt.number:06d}"
-    c.setTitle(f"Machine receipt {number}")
-    y = height - 8 * mm
-    c.setFont(BOLD, 10)
-    c.drawCentredString(ROLL_WIDTH / 2, y, receipt.casino.name)
-    y -= 6 * mm
-    c.setFont(BOLD, 9)
-    c.drawCentredString(ROLL_WIDTH / 2, y, f"AUTOMATO KVITAS / MACHINE RECEIPT {number}")
-    draw_barcode(c, "code128", number, x=9 * mm, y=y - 14 * mm, width=ROLL_WIDTH - 18 * mm, height=11 * mm)
-    y -= 20 * mm
-    c.setFont(FONT, 8)
+    roll = _Roll(ROLL_WIDTH)
+    roll.centred(receipt.casino.name, font=BOLD, size=10)
+    roll.gap(1 * mm)
+    roll.centred("AUTOMATO KVITAS / MACHINE RECEIPT", font=BOLD, size=9)
+    roll.centred(number, font=BOLD, size=9)
+    roll.barcode("code128", number)
     for text in (
         f"Automatas / Machine: {receipt.machine.asset_number}",
         f"Kontrolinis kodas / Check code: {receipt.check_code}",
@@ -263,10 +429,8 @@ def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
         f"Išdavė / Issued by: {receipt.created_by.get_username()}",
         f"Laikas / Time: {_local(receipt.created_at)}",
     ):
-        c.drawString(5 * mm, y, text)
-        y -= 5 * mm
-    c.setFont(BOLD, 14)
-    c.drawCentredString(ROLL_WIDTH / 2, y - 4 * mm, format_eur(receipt.amount))
-    c.showPage()
-    c.save()
-    return buffer.getvalue()
+        roll.text(text)
+    roll.gap(3 * mm)
+    amount = format_eur(receipt.amount)
+    roll.centred(amount, font=BOLD, size=fitting_size(amount, BOLD, 14, roll.right - roll.left, minimum=9))
+    return roll.render(f"Machine receipt {number}")

@@ -9,11 +9,60 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
 from casino_office.i18n import both
-from casino_office.pdf import BOLD, FONT
+from casino_office.pdf import BOLD, FONT, text_width, wrap
 from compliance.models import Person, RegisterEntry, RegisterKind
 from compliance.services import person_document_number, person_personal_code
 from machines.models import Casino
 from tickets.money import format_eur
+
+SIZE = 7.5  # the table's text
+LEADING = 1.3
+MARGIN = 12 * mm
+GAP = 2.5 * mm  # between columns
+
+
+def _values(entry: RegisterEntry) -> list[str]:
+    person = entry.person
+    return [
+        str(entry.sequence),
+        timezone.localtime(entry.created_at).strftime("%Y-%m-%d %H:%M"),
+        both(RegisterKind(entry.kind).label),
+        format_eur(entry.amount),
+        f"{person.given_names} {person.surnames}",
+        person.date_of_birth.isoformat(),
+        person_personal_code(person) or "—",
+        f"{both(Person.DocumentType(person.document_type).label)} {person_document_number(person)}",
+        entry.desk.name,
+        entry.cashier.get_username(),
+        entry.entry_hash[:16],
+    ]
+
+
+def _widths(rows: list[list[str]], page_width: float) -> list[float]:
+    """Columns of figures as wide as their widest cell; the texts share what is left, and wrap in it."""
+    natural = [
+        max(
+            [text_width(word, BOLD, SIZE) for word in header.split()]
+            + [text_width(row[col], FONT, SIZE) for row in rows]
+        )
+        for col, header in enumerate(HEADERS)
+    ]
+    widths = [natural[col] if col in FIGURES else 0.0 for col in range(len(HEADERS))]
+    room = page_width - 2 * MARGIN - GAP * (len(HEADERS) - 1) - sum(widths)
+    texts = [col for col in range(len(HEADERS)) if col not in FIGURES]
+    # A text column narrower than its share keeps its width; the rest share what it leaves.
+    while texts:
+        share = room / sum(WEIGHTS[col] for col in texts)
+        narrow = [col for col in texts if natural[col] <= share * WEIGHTS[col]]
+        if not narrow:
+            for col in texts:
+                widths[col] = share * WEIGHTS[col]
+            break
+        for col in narrow:
+            widths[col] = natural[col]
+            room -= natural[col]
+            texts.remove(col)
+    return widths
 
 
 def register_extract_pdf(*, casino: Casino, entries: Iterable[RegisterEntry], period: str, head_hash: str) -> bytes:
@@ -21,54 +70,51 @@ def register_extract_pdf(*, casino: Casino, entries: Iterable[RegisterEntry], pe
     size = landscape(A4)
     c = Canvas(buffer, pagesize=size)
     c.setTitle(f"Register extract {casino.code} {period}")
-    height = size[1]
+    page_width, height = size
+    rows = [_values(entry) for entry in entries]
+    widths = _widths(rows, page_width)
+    lefts = [MARGIN + sum(widths[:col]) + GAP * col for col in range(len(widths))]
+
+    def cells(values: list[str], font: str) -> list[list[str]]:
+        return [wrap(value, font, SIZE, width) for value, width in zip(values, widths, strict=True)]
+
+    def draw_row(lines: list[list[str]], font: str, y: float) -> float:
+        c.setFont(font, SIZE)
+        for left, cell in zip(lefts, lines, strict=True):
+            for index, text in enumerate(cell):
+                c.drawString(left, y - SIZE - index * SIZE * LEADING, text)
+        return y - max(len(cell) for cell in lines) * SIZE * LEADING - 1.2 * mm
 
     def header() -> float:
-        c.setFont(BOLD, 12)
-        c.drawString(12 * mm, height - 14 * mm, f"Asmenų registracijos žurnalas / Register of persons · {casino.name}")
-        c.setFont(FONT, 8)
-        c.drawString(
-            12 * mm,
-            height - 19 * mm,
-            f"Laikotarpis / Period: {period}   Spausdinta / Printed: {timezone.localtime():%Y-%m-%d %H:%M}",
-        )
-        c.drawString(12 * mm, height - 23 * mm, f"Grandinės viršūnė / Chain head (SHA-256): {head_hash}")
-        y = height - 30 * mm
-        c.setFont(BOLD, 7.5)
-        for x, label in zip(COLUMNS, HEADERS, strict=True):
-            c.drawString(x * mm, y, label)
-        return y - 5 * mm
+        y = height - 10 * mm
+        for text, font, font_size in (
+            (f"Asmenų registracijos žurnalas / Register of persons · {casino.name}", BOLD, 12.0),
+            (
+                f"Laikotarpis / Period: {period}   Spausdinta / Printed: {timezone.localtime():%Y-%m-%d %H:%M}",
+                FONT,
+                8.0,
+            ),
+            (f"Grandinės viršūnė / Chain head (SHA-256): {head_hash}", FONT, 8.0),
+        ):
+            c.setFont(font, font_size)
+            for line in wrap(text, font, font_size, page_width - 2 * MARGIN):
+                c.drawString(MARGIN, y - font_size, line)
+                y -= font_size * LEADING
+        return draw_row(cells(HEADERS, BOLD), BOLD, y - 3 * mm) - 0.8 * mm
 
     y = header()
-    c.setFont(FONT, 7.5)
-    for entry in entries:
-        if y < 15 * mm:
+    for row in rows:
+        lines = cells(row, FONT)
+        needed = max(len(cell) for cell in lines) * SIZE * LEADING
+        if y - needed < 12 * mm:
             c.showPage()
             y = header()
-            c.setFont(FONT, 7.5)
-        person = entry.person
-        values = [
-            str(entry.sequence),
-            timezone.localtime(entry.created_at).strftime("%Y-%m-%d %H:%M"),
-            both(RegisterKind(entry.kind).label),
-            format_eur(entry.amount),
-            f"{person.given_names} {person.surnames}",
-            person.date_of_birth.isoformat(),
-            person_personal_code(person) or "—",
-            f"{both(Person.DocumentType(person.document_type).label)} {person_document_number(person)}",
-            entry.desk.code,
-            entry.cashier.get_username(),
-            entry.entry_hash[:16],
-        ]
-        for x, value in zip(COLUMNS, values, strict=True):
-            c.drawString(x * mm, y, value[:40])
-        y -= 4.5 * mm
+        y = draw_row(lines, FONT, y)
     c.showPage()
     c.save()
     return buffer.getvalue()
 
 
-COLUMNS = [12, 22, 47, 82, 105, 145, 165, 188, 228, 240, 262]
 HEADERS = [
     "Nr.",
     "Laikas / Time",
@@ -76,9 +122,11 @@ HEADERS = [
     "Suma / Amount",
     "Asmuo / Person",
     "Gimė / Born",
-    "Asmens kodas",
+    "Asmens kodas / Personal code",
     "Dokumentas / Document",
-    "Kasa",
-    "Kasininkas",
+    "Kasa / Desk",
+    "Kasininkas / Cashier",
     "Įrašo maiša / Hash",
 ]
+FIGURES = {0, 1, 3, 5, 6, 10}  # never wrapped: numbers, times, amounts, codes
+WEIGHTS = {2: 1.2, 4: 1.8, 7: 1.5, 8: 1.0, 9: 1.0}

@@ -13,7 +13,9 @@ from tickets.numbers import display_validation_number
 
 
 def pdf_text(data: bytes) -> str:
-    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+    """The text on every page, lines joined by spaces (long labels wrap to fit the paper)."""
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+    return " ".join(text.split("\n"))
 
 
 def decode_barcodes(data: bytes) -> list[tuple[str, str]]:
