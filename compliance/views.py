@@ -140,6 +140,9 @@ def _filtered(request: StaffRequest) -> tuple[Any, dict[str, Any], forms.Registe
     }
     if data.get("person_code"):
         filters["person"] = "by code/document"
+    if data.get("desk"):
+        # The access log names the desk as every screen does.
+        filters["desk_name"] = next((desk.name for desk in desks if desk.pk == data["desk"]), "")
     return entries, filters, form
 
 
@@ -151,7 +154,7 @@ def _subject(kind: str, filters: dict[str, Any], fmt: str = "") -> dict[str, Any
     if filters.get("kind"):
         subject["register_kind"] = filters["kind"]
     if filters.get("desk"):
-        subject["desk"] = selectors.desk_code(filters["desk"])
+        subject["desk"] = filters.get("desk_name", "")
     if filters.get("cashier"):
         subject["cashier"] = filters["cashier"]
     if "person" in filters:

@@ -11,7 +11,7 @@ from django.test import Client
 
 from cashdesk import services
 from cashdesk.models import CashDesk, HoldCase
-from compliance.models import RegisterEntry
+from compliance.models import AccessLogEntry, RegisterEntry
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 
@@ -291,3 +291,11 @@ def test_the_supervisor_names_the_desk_and_the_cashier(casino, shift, supervisor
     page = _client(supervisor, casino).get("/supervisor/").content.decode()
     assert "Kasa 1" in page
     assert ">K1<" not in page
+
+
+def test_the_access_log_names_a_filtered_desk_by_its_name(casino, compliance, desk):
+    officer = _client(compliance, casino)
+    officer.post("/compliance/purpose/", {"purpose": "AML review", "next": "/compliance/"})
+    assert officer.get("/compliance/", {"desk": desk.pk}).status_code == 200
+    assert AccessLogEntry.objects.latest("at").subject["desk"] == "Kasa 1"
+    assert "desk Kasa 1" in officer.get("/compliance/access-log/").content.decode()
