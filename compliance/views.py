@@ -356,7 +356,7 @@ def alerts(request: StaffRequest) -> HttpResponse:
     return render(
         request,
         "compliance/alerts.html",
-        {"alerts": queue[:300], "close_form": forms.AlertCloseForm(), "status": status, "masked": mask},
+        {"alerts": queue[:300], "close_form": forms.AlertCloseForm(auto_id=False), "status": status, "masked": mask},
     )
 
 

@@ -27,7 +27,8 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
     is_supervisor = request.user.has_perm(SUPERVISOR)
     context = {
         "holds": selectors.pending_holds(casino),
-        "decide_form": forms.DecideHoldForm(),
+        # Forms repeated on every row: no ids (they would repeat); each field is wrapped in its label.
+        "decide_form": forms.DecideHoldForm(auto_id=False),
         "is_supervisor": is_supervisor,
     }
     if is_supervisor:
@@ -35,7 +36,7 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
             transfers=selectors.transfers_to_approve(casino),
             reversals=selectors.reversals_to_approve(casino),
             stuck=stuck_redemptions(casino=casino),
-            resolve_form=forms.ResolveStuckForm(),
+            resolve_form=forms.ResolveStuckForm(auto_id=False),
             void_form=forms.VoidTicketForm(),
             reprint_form=forms.ReprintVoucherForm(prefix="reprint"),
             open_shifts=selectors.open_shifts(casino),

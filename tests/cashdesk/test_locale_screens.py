@@ -299,3 +299,22 @@ def test_the_access_log_names_a_filtered_desk_by_its_name(casino, compliance, de
     assert officer.get("/compliance/", {"desk": desk.pk}).status_code == 200
     assert AccessLogEntry.objects.latest("at").subject["desk"] == "Kasa 1"
     assert "desk Kasa 1" in officer.get("/compliance/access-log/").content.decode()
+
+
+def test_the_supervisors_row_forms_are_labelled_without_repeated_ids(api, casino, shift, cashier, supervisor):
+    for amount in ("20.00", "30.00"):
+        number = api.issued_ticket(amount)
+        services.ticket_hold(shift=shift, user=cashier, validation_number=number, reason=HoldCase.Reason.SUSPECTED_COPY)
+    page = _client(supervisor, casino).get("/supervisor/").content.decode()
+    _labelled(page)
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+def test_the_alert_queues_note_is_labelled(casino, compliance, shift, cashier, person):
+    services.ticket_sell(shift=shift, user=cashier, amount=Decimal("2500.00"), person=person)
+    officer = _client(compliance, casino)
+    officer.post("/compliance/purpose/", {"purpose": "AML review", "next": "/compliance/"})
+    page = officer.get("/compliance/alerts/").content.decode()
+    assert 'name="note"' in page
+    _labelled(page)
