@@ -87,13 +87,22 @@ class _Roll:
             self._put(font, size, self._baseline(size), line)
 
     def row(self, label: str, amount: str, *, font: str = FONT, size: float = 8) -> None:
-        """`label` on the left, wrapped before the amount's column; the amount right-aligned on its first line."""
+        """`label` over the paper's width, the amount right-aligned on its last line, or below it if that is full."""
         amount_width = text_width(amount, font, size)
-        for index, line in enumerate(wrap(label, font, size, self.right - self.left - amount_width - 3 * mm)):
+        width = self.right - self.left
+        lines = wrap(label, font, size, width)
+        if " · " in label and (len(lines) > 1 or text_width(label, font, size) + 3 * mm + amount_width > width):
+            head, tail = label.rsplit(" · ", 1)  # "item × count" above, "direction … amount" below
+            lines = wrap(f"{head} ·", font, size, width) + wrap(tail, font, size, width)
+        if text_width(lines[-1], font, size) + 3 * mm + amount_width > width:
+            lines.append("")
+        for line in lines:
             baseline = self._baseline(size)
-            self._put(font, size, baseline, line)
-            if index == 0:
-                self._put(font, size, baseline, amount, align="right")
+            if line:
+                self._put(font, size, baseline, line)
+        self._put(font, size, baseline, amount, align="right")
+        if len(lines) > 1:  # a row of several lines stands apart from the next
+            self.gap(0.8 * mm)
 
     def _put(self, font: str, size: float, baseline: float, text: str, *, align: str = "left") -> None:
         def draw(c: Canvas, height: float) -> None:
@@ -226,7 +235,7 @@ def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
 
 
 def _item_label(item: str) -> str:
-    return both(Item(item).label)
+    return both(Item(item).label).replace(" €", "\u00a0€")  # a chip's value stays on one line
 
 
 def receipt_pdf(tx: CashTransaction) -> bytes:
@@ -247,7 +256,7 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
     roll.gap(1 * mm)
     for movement in movements:
         direction = "Įnešta / In" if movement.amount > 0 else "Išmokėta / Out"
-        count = f" × {abs(movement.count)}" if movement.count is not None else ""
+        count = f"\u00a0×\u00a0{abs(movement.count)}" if movement.count is not None else ""  # never "€ ×" | "2"
         roll.row(f"{_item_label(movement.item)}{count} · {direction}", format_eur(abs(movement.amount)))
     roll.gap(1 * mm)
     roll.row("IŠ VISO / TOTAL", format_eur(tx.amount), font=BOLD, size=10)

@@ -18,10 +18,36 @@ def text_width(text: str, font: str, size: float) -> float:
 def wrap(text: str, font: str, size: float, width: float) -> list[str]:
     """`text` in lines no wider than `width`, broken at spaces.
 
-    "Lithuanian / English" that does not fit on one line breaks after the slash when that
-    takes no more lines. A word longer than a line breaks after a hyphen (a dot, a slash)
+    A line of parts ("item · direction") breaks between its parts, and "Lithuanian / English"
+    after the slash when that takes no more lines. A word longer than a line breaks after a hyphen (a dot, a slash)
     if it can, else where it must.
     """
+    lines = _wrap_words(text, font, size, width)
+    if len(lines) == 1:
+        return lines
+    if " · " in text:  # the parts of a line (an item · its direction) kept whole where they fit
+        return _wrap_parts(text.split(" · "), font, size, width)
+    return _wrap_languages(text, font, size, width)
+
+
+def _wrap_parts(parts: list[str], font: str, size: float, width: float) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for index, part in enumerate(parts):
+        piece = part if index == len(parts) - 1 else f"{part} ·"
+        candidate = f"{current} {piece}" if current else piece
+        if text_width(candidate, font, size) <= width:
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+        *whole, current = _wrap_languages(piece, font, size, width)
+        lines.extend(whole)
+    lines.append(current)
+    return lines
+
+
+def _wrap_languages(text: str, font: str, size: float, width: float) -> list[str]:
     lines = _wrap_words(text, font, size, width)
     if len(lines) > 1 and text.count(" / ") == 1:
         lithuanian, english = text.split(" / ")
