@@ -401,7 +401,18 @@ def shift_summary(request: StaffRequest, pk: int) -> HttpResponse:
     may_see_all = request.user.has_perm("staff.supervise_desk") or request.user.has_perm("staff.view_reports")
     if not may_see_all and shift.cashier_id != request.user.pk:
         return redirect("desk")
-    counts = shift.counts.prefetch_related("lines").order_by("counted_at")
+    counts = []
+    for count in shift.counts.prefetch_related("lines").order_by("counted_at"):
+        lines = list(count.lines.all())
+        counts.append(
+            {
+                "count": count,
+                "lines": lines,
+                "expected": sum((line.expected_amount for line in lines), Decimal(0)),
+                "counted": sum((line.counted_amount for line in lines), Decimal(0)),
+                "variance": sum((line.variance for line in lines), Decimal(0)),
+            }
+        )
     return render(request, "cashdesk/shift_summary.html", {"summary_shift": shift, "counts": counts})
 
 

@@ -336,3 +336,13 @@ def test_the_day_fields_are_typed_as_year_month_day():
     assert str(form.cleaned_data["date_of_birth"]) == "1984-04-12"
     period = PeriodForm({"start": "2026-01-01", "end": "2026-01-31"})
     assert period.is_valid(), period.errors
+
+
+def test_the_shift_summary_totals_each_count(desk_client, shift):
+    desk_client.post("/desk/close/", _count(cash="19990.00"))
+    html = desk_client.get(f"/shifts/{shift.pk}/").content.decode()
+    totals = [row.text for row in Page(html).find("tr", **{"class": "total"})]
+    assert len(totals) == 2  # the opening and the closing count
+    assert "-€10.00" in totals[1]
+    assert "€40,300.00" in totals[1]  # expected: the float's whole value, cash, chips and tokens
+    assert "€40,290.00" in totals[1]  # counted
