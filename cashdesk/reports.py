@@ -74,6 +74,14 @@ def outstanding_liability(casino: Casino, at: dt.datetime, using: str | None = N
     return {"at": at, "count": totals["n"], "amount": totals["total"] or Decimal("0")}
 
 
+def _named_desk(details: dict[str, Any], desk_names: dict[str, str]) -> dict[str, Any]:
+    if "desk" not in details:
+        return details
+    named = {key: value for key, value in details.items() if key != "desk_name"}
+    named["desk"] = desk_names.get(str(details["desk"]), details["desk"])
+    return named
+
+
 def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
     begin, finish = casino.gaming_day_bounds(start, end)
     rows: list[dict[str, Any]] = []
@@ -87,6 +95,8 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
         )
         .select_related("ticket", "machine", "user")
     )
+    # Events record the desk's code; the report names it as every screen does.
+    desk_names = dict(CashDesk.objects.using(reports_db()).filter(casino=casino).values_list("code", "name"))
     labels = {
         TicketEventKind.AMOUNT_MISMATCH: _("Amount mismatch"),
         TicketEventKind.REFUSED: _("Second presentation of a paid ticket"),
@@ -102,7 +112,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "where": event.machine.asset_number
                 if event.machine
                 else (event.user.get_username() if event.user else _("system")),
-                "detail": event.details,
+                "detail": _named_desk(event.details, desk_names),
             }
         )
     for ticket in stuck_redemptions(casino=casino).using(reports_db()):

@@ -318,3 +318,15 @@ def test_the_alert_queues_note_is_labelled(casino, compliance, shift, cashier, p
     page = officer.get("/compliance/alerts/").content.decode()
     assert 'name="note"' in page
     _labelled(page)
+
+
+def test_the_exceptions_report_names_the_desk_a_paid_ticket_came_back_to(api, reader, shift, cashier):
+    number = api.issued_ticket("10.00")
+    services.ticket_payout(shift=shift, user=cashier, validation_number=number)
+    services.ticket_present(shift=shift, user=cashier, validation_number=number)  # shown again: refused
+    page = reader.get("/reports/", {"report": "exceptions"}).content.decode()
+    assert "desk: Kasa 1" in page
+    assert "K1" not in page
+    exported = reader.get("/reports/", {"report": "exceptions", "format": "csv"}).content.decode()
+    assert "Kasa 1" in exported
+    assert "K1" not in exported
