@@ -172,27 +172,28 @@ def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
     footer_lines = max(len(left_footer), len(right_footer))
     footer_top = 3 * mm + footer_lines * footer_size * LEADING
 
+    kind_line = f"VIENKARTINIS BILIETAS / ONE-TIME TICKET · {kind}"
+    kind_size = fitting_size(kind_line, BOLD, 9, line_width, minimum=7)
+    validation = f"Patvirtinimo nr. / Validation: {display}"
+    address = wrap(casino.address, FONT, 7, line_width)
+    rest = (  # everything but the name, the address and the bars
+        3 * mm
+        + (kind_size + 10) * LEADING
+        + 3 * mm  # around the bars
+        + 8 * LEADING
+        + amount_size * LEADING
+        + len(words) * 7 * LEADING
+        + footer_top
+        + 1.5 * mm  # between the words and the footer
+    )
     for name_size in (12.0, 11.0, 10.0, 9.0, 8.0, 7.0):
         name = wrap(casino.name, BOLD, name_size, line_width)
-        address = wrap(casino.address, FONT, 7, line_width)
-        kind_line = f"VIENKARTINIS BILIETAS / ONE-TIME TICKET · {kind}"
-        kind_size = fitting_size(kind_line, BOLD, 9, line_width, minimum=7)
-        validation = f"Patvirtinimo nr. / Validation: {display}"
-        fixed = (
-            3 * mm
-            + len(name) * name_size * LEADING
-            + len(address) * 7 * LEADING
-            + (kind_size + 10) * LEADING
-            + 3 * mm  # around the bars
-            + 8 * LEADING
-            + amount_size * LEADING
-            + len(words) * 7 * LEADING
-            + footer_top
-            + 1.5 * mm  # between the words and the footer
-        )
-        bars = min(12 * mm, height - fixed)
+        bars = min(12 * mm, height - rest - len(name) * name_size * LEADING - len(address) * 7 * LEADING)
         if bars >= 8 * mm:
             break
+    while bars < 8 * mm and len(address) > 1:  # the bars must scan: an address too long for the ticket is cut
+        address = [*address[:-2], _cut(address[-2], FONT, 7, line_width)]
+        bars = min(12 * mm, height - rest - len(name) * name_size * LEADING - len(address) * 7 * LEADING)
 
     buffer = io.BytesIO()
     c = Canvas(buffer, pagesize=VOUCHER_SIZE)
@@ -232,6 +233,13 @@ def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
     c.showPage()
     c.save()
     return buffer.getvalue()
+
+
+def _cut(text: str, font: str, size: float, width: float) -> str:
+    """`text` ending in "…" within `width`."""
+    while text and text_width(f"{text}…", font, size) > width:
+        text = text[:-1]
+    return f"{text.rstrip()}…"
 
 
 def _item_label(item: str) -> str:

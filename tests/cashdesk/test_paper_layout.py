@@ -25,7 +25,9 @@ from casino_office.pdf import FONT
 from compliance.models import RegisterEntry
 from compliance.printing import register_extract_pdf
 from compliance.services import register_head
+from tests.cashdesk.test_printing import decode_barcodes
 from tests.factories import make_person, make_user
+from tickets.models import Ticket
 from tickets.money import format_eur
 
 TOLERANCE = 0.5  # points: overlaps smaller than this both ways are anti-aliasing, not collisions
@@ -332,3 +334,20 @@ def test_register_extract(paper, language):
     assert_laid_out(data, format_eur(entries.first().amount), "Juozapavičiūtė", "Baranauskienė", LONG_DESK)
     words = layout_faults(data)[0]
     assert "K1" not in words
+
+
+def test_voucher_at_the_limits_of_every_field(paper, api):
+    """The longest name and address a casino can have, a machine ticket's largest amount with a tenth of a cent."""
+    casino = paper["casino"]
+    casino.name = ("Kazino „Didžioji Lietuvos kunigaikštystė“ " * 3)[:120]
+    casino.address = ("Konstitucijos pr. 7A, Šnipiškių seniūnija, LT-09308 Vilnius, Lietuvos Respublika; " * 4)[:255]
+    casino.save()
+    api.machine.casino.refresh_from_db()
+    number = api.issued_ticket("999999999.999")
+    ticket = Ticket.objects.get(validation_number=number)
+    for language in LANGUAGES:
+        with translation.override(language):
+            data = printing.voucher_pdf(ticket, copy=True)
+        save_for_eyes(f"voucher-limits-{language}", data)
+        assert_laid_out(data, "999 999 999,999 EUR", "cento", "cent", "KOPIJA")
+    assert decode_barcodes(data) == [("ITF", number)]  # the bars gave up height, never their reading
