@@ -40,7 +40,7 @@ def access_subject(entry: AccessLogEntry) -> str:
         if subject.get("register_kind") in RegisterKind.values:
             parts.append(str(RegisterKind(subject["register_kind"]).label))
         if subject.get("desk"):
-            parts.append(_("desk %(desk)s") % {"desk": subject["desk"]})
+            parts.append(str(subject["desk"]))  # the desk's name ("Kasa 1"), as every screen calls it
         if subject.get("cashier"):
             parts.append(_("cashier %(user)s") % {"user": subject["cashier"]})
         if subject.get("by_person"):

@@ -223,7 +223,7 @@ def test_the_access_log_reads_in_lithuanian(casino, compliance, desk):
     )
     page = client.get("/compliance/access-log/").content.decode()
     assert "Registras, " in page
-    assert "Grynieji į žetonus; kasa K1; ieškota pagal asmens kodą ar dokumentą" in page
+    assert "Grynieji į žetonus; Kasa 1; ieškota pagal asmens kodą ar dokumentą" in page
     assert "Registro išrašas (CSV), 2026-11-01 – 2026-11-30" in page  # noqa: RUF001
     assert not _english_on(client, "/compliance/access-log/")
 

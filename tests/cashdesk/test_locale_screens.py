@@ -298,7 +298,7 @@ def test_the_access_log_names_a_filtered_desk_by_its_name(casino, compliance, de
     officer.post("/compliance/purpose/", {"purpose": "AML review", "next": "/compliance/"})
     assert officer.get("/compliance/", {"desk": desk.pk}).status_code == 200
     assert AccessLogEntry.objects.latest("at").subject["desk"] == "Kasa 1"
-    assert "desk Kasa 1" in officer.get("/compliance/access-log/").content.decode()
+    assert "; Kasa 1" in officer.get("/compliance/access-log/").content.decode()
 
 
 def test_the_supervisors_row_forms_are_labelled_without_repeated_ids(api, casino, shift, cashier, supervisor):
