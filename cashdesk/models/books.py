@@ -2,7 +2,8 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import BigIntegerField, F, Q
+from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
@@ -196,8 +197,10 @@ class CashTransaction(models.Model):
 def _value_matches_count() -> Q:
     """amount = count x denomination for counted items; cash has no count."""
     condition = Q(item=Item.CASH, count__isnull=True)
+    # In bigint: PostgreSQL may evaluate every branch for every row, and a token count over 2**31 / 500 times
+    # the 500 chip's value overflowed an integer (a database error instead of the booking).
     for item, value in DENOMINATIONS.items():
-        condition |= Q(item=item, count__isnull=False, amount=F("count") * value)
+        condition |= Q(item=item, count__isnull=False, amount=Cast("count", BigIntegerField()) * value)
     return condition
 
 
