@@ -7,7 +7,7 @@ from django import template
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from compliance.models import AccessLogEntry, RegisterKind
+from compliance.models import AccessLogEntry, Alert, RegisterKind
 
 register = template.Library()
 
@@ -25,6 +25,11 @@ def access_subject(entry: AccessLogEntry) -> str:
     kind = subject.get("kind")
     if kind == "person":
         return _("Person no. %(id)s") % {"id": subject.get("person")}
+    if kind == "alerts":
+        status = subject.get("status")
+        if status in Alert.Status.values:
+            return _("Alerts: %(status)s") % {"status": Alert.Status(status).label}
+        return _("Alerts: all")
     if kind == "fcis":
         return _("15 000 EUR report data, %(day)s") % {"day": _day(subject.get("day"))}
     if kind in ("register", "register_export"):

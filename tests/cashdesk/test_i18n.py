@@ -221,8 +221,12 @@ def test_the_access_log_reads_in_lithuanian(casino, compliance, desk):
         client.get("/compliance/export/", {"format": "csv", "start": "2026-11-01", "end": "2026-11-30"}).status_code
         == 200
     )
+    assert client.get("/compliance/alerts/").status_code == 200
+    assert client.get("/compliance/alerts/", {"status": "open"}).status_code == 200
     page = client.get("/compliance/access-log/").content.decode()
     assert "Registras, " in page
+    assert "Įspėjimai: visi" in page
+    assert "Įspėjimai, būsena: Atviras" in page
     assert "Grynieji į žetonus; Kasa 1; ieškota pagal asmens kodą ar dokumentą" in page
     assert "Registro išrašas (CSV), 2026-11-01 – 2026-11-30" in page  # noqa: RUF001
     assert not _english_on(client, "/compliance/access-log/")
