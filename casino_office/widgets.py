@@ -25,5 +25,6 @@ class DayInput(forms.DateInput):
             "size": 10,
             "maxlength": 10,
             "autocomplete": "off",
+            "class": "day",
         }
         super().__init__(attrs={**defaults, **(attrs or {})}, format="%Y-%m-%d")

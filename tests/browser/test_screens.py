@@ -1,0 +1,169 @@
+"""Every role's screens in Lithuanian on a 1366×768 workstation, kept as artifacts to look at.
+
+test-artifacts/browser/screens/<role>/NN-<screen>.png is what the member of staff sees on the screen without
+scrolling (1366×768); the same name with -page is the whole page. Each screen is checked for what a screenshot
+cannot be trusted to show: no English word on it, nothing wider than the screen (no sideways scrolling), every
+visible field with a label. Casino Admiral's staff, so that the journeys in test_journeys.py (Casino Tornado)
+are not disturbed.
+"""
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import machine_call
+
+WIDTH, HEIGHT = 1366, 768
+PRINTER_KEY = "demo-adm-1001"  # seed_demo's key for machine 1001 of Casino Admiral
+
+# Inputs a member of staff can see that no <label>, aria-label or aria-labelledby names.
+UNLABELLED = """() => [...document.querySelectorAll('main input, main select, main textarea')]
+  .filter((field) => field.type !== 'hidden' && field.offsetParent !== null)
+  .filter((field) => !(field.labels && field.labels.length) && !field.getAttribute('aria-label')
+    && !field.getAttribute('aria-labelledby'))
+  .map((field) => field.name || field.id || field.outerHTML.slice(0, 60))"""
+
+
+class Workstation:
+    def __init__(self, screen: Any, role: str) -> None:
+        self.screen = screen
+        self.page = screen.page
+        self.page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+        self.folder = screen.folder
+        self.role = role
+
+    def look(self, name: str) -> None:
+        """Screenshot what is on the screen and the whole page; check the language, the width and the labels."""
+        self.page.wait_for_load_state()
+        self.screen.steps += 1  # numbered after the login's own screenshots
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(self.folder / f"{self.screen.steps:02d}-{name}.png"))
+        self.page.screenshot(path=str(self.folder / f"{self.screen.steps:02d}-{name}-page.png"), full_page=True)
+        self.screen.assert_lithuanian()
+        overflow = self.page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= WIDTH, f"{self.role} {name}: {overflow} px wide on a {WIDTH} px screen"
+        unlabelled = self.page.evaluate(UNLABELLED)
+        assert not unlabelled, f"{self.role} {name}: fields without a label: {unlabelled}"
+
+    def visit(self, path: str, name: str) -> None:
+        response = self.screen.go(path)
+        assert response is not None, path
+        assert response.status == 200, (path, response.status)
+        self.look(name)
+
+
+@pytest.fixture
+def workstation(browser: Any, system: str) -> Iterator[Any]:
+    from tests.browser.conftest import ARTIFACTS, Screen
+
+    opened: list[Screen] = []
+
+    def open_workstation(role: str, username: str) -> Workstation:
+        screen = Screen(browser, system, ARTIFACTS / "screens" / role)
+        opened.append(screen)
+        screen.login(username)
+        return Workstation(screen, role)
+
+    yield open_workstation
+    for screen in opened:
+        screen.close()
+
+
+def _printed_ticket(base: str, amount: str) -> str:
+    issued = machine_call(
+        base, PRINTER_KEY, "POST", "tickets/issue", {"request_id": uuid.uuid4().hex, "amount": amount}
+    )
+    number = str(issued["validation_number"])
+    machine_call(
+        base, PRINTER_KEY, "POST", f"tickets/{number}/printed", {"request_id": uuid.uuid4().hex, "result": "printed"}
+    )
+    return number
+
+
+def test_cashier_screens(workstation, system):
+    desk = workstation("cashier", "kasininke-adm")
+    page = desk.page
+    desk.look("open-shift")
+    page.select_option("#id_desk", index=1)
+    page.fill("#id_cash", "3000")
+    page.fill("#id_chip_100", "10")
+    page.fill("#id_token", "100")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    desk.look("desk")
+
+    page.fill("#id_number", _printed_ticket(system, "250.00"))
+    with page.expect_navigation():
+        page.press("#id_number", "Enter")
+    desk.look("ticket-250")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    desk.look("ticket-paid")
+
+    for path, name in [
+        ("/desk/sell/", "sell"),
+        ("/desk/chips/", "chips"),
+        ("/desk/tokens/", "tokens"),
+        ("/desk/smartcard/", "smartcard-payout"),
+        ("/desk/smartcard/load/", "smartcard-load"),
+        ("/desk/receipt-payout/", "machine-receipt-payout"),
+        ("/desk/transfer/", "vault-transfer"),
+        ("/desk/handover/", "handover-count"),
+    ]:
+        desk.visit(path, name)
+    desk.screen.go("/desk/chips/")
+    page.fill("#id_chip_100", "3")
+    page.fill("#id_chip_5", "7")
+    desk.look("chips-typed")
+
+    desk.visit("/desk/close/", "close-count")
+    page.fill("#id_cash", "2750")
+    page.fill("#id_chip_100", "10")
+    page.fill("#id_token", "99")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    assert "/shifts/" in page.url
+    desk.look("shift-closed")
+
+
+def test_floor_attendant_screens(workstation):
+    floor = workstation("floor", "salesdarbuotojas-adm")
+    floor.visit("/floor/receipts/", "machine-receipts")
+
+
+def test_supervisor_screens(workstation):
+    supervisor = workstation("supervisor", "pamainosvadove-adm")
+    for path, name in [
+        ("/dashboard/", "dashboard"),
+        ("/supervisor/", "supervision"),
+        ("/supervisor/vault/", "vault"),
+        ("/supervisor/lockouts/", "lockouts"),
+    ]:
+        supervisor.visit(path, name)
+
+
+def test_manager_screens(workstation):
+    manager = workstation("manager", "vadovas-adm")
+    manager.visit("/dashboard/", "dashboard")
+    for kind in ("daily", "liability", "exceptions", "machines", "desks", "books", "overshort"):
+        manager.visit(f"/reports/?report={kind}", f"report-{kind}")
+
+
+def test_compliance_screens(workstation):
+    officer = workstation("compliance", "atitiktis-adm")
+    page = officer.page
+    officer.look("landing")
+    officer.visit("/compliance/purpose/", "purpose")
+    page.fill("#id_purpose", "Ekrano peržiūra")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    for path, name in [
+        ("/compliance/", "register"),
+        ("/compliance/alerts/", "alerts"),
+        ("/compliance/self-exclusion/", "self-exclusion"),
+        ("/compliance/access-log/", "access-log"),
+        ("/compliance/fcis/", "fcis-report"),
+    ]:
+        officer.visit(path, name)
