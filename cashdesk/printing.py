@@ -169,31 +169,45 @@ def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
     ]
     right_room = line_width - max(text_width(t, FONT, footer_size) for t in left_footer) - 5 * mm
     right_footer = [*wrap(issuer, FONT, footer_size, right_room), f"Eilės nr. / Sequence: {ticket.sequence:06d}"]
-    footer_lines = max(len(left_footer), len(right_footer))
-    footer_top = 3 * mm + footer_lines * footer_size * LEADING
-
     kind_line = f"VIENKARTINIS BILIETAS / ONE-TIME TICKET · {kind}"
     kind_size = fitting_size(kind_line, BOLD, 9, line_width, minimum=7)
     validation = f"Patvirtinimo nr. / Validation: {display}"
     address = wrap(casino.address, FONT, 7, line_width)
-    rest = (  # everything but the name, the address and the bars
-        3 * mm
-        + (kind_size + 10) * LEADING
-        + 3 * mm  # around the bars
-        + 8 * LEADING
-        + amount_size * LEADING
-        + len(words) * 7 * LEADING
-        + footer_top
-        + 1.5 * mm  # between the words and the footer
-    )
+
+    def footer_height() -> float:
+        return 3 * mm + max(len(left_footer), len(right_footer)) * footer_size * LEADING
+
+    def bars_room(name: list[str], name_size: float) -> float:
+        """The barcode's height left once everything else has its place (12 mm at most)."""
+        rest = (
+            3 * mm
+            + (kind_size + 10) * LEADING
+            + 3 * mm  # around the bars
+            + 8 * LEADING
+            + amount_size * LEADING
+            + len(words) * 7 * LEADING
+            + footer_height()
+            + 1.5 * mm  # between the words and the footer
+        )
+        return min(12 * mm, height - rest - len(name) * name_size * LEADING - len(address) * 7 * LEADING)
+
     for name_size in (12.0, 11.0, 10.0, 9.0, 8.0, 7.0):
         name = wrap(casino.name, BOLD, name_size, line_width)
-        bars = min(12 * mm, height - rest - len(name) * name_size * LEADING - len(address) * 7 * LEADING)
+        bars = bars_room(name, name_size)
         if bars >= 8 * mm:
             break
-    while bars < 8 * mm and len(address) > 1:  # the bars must scan: an address too long for the ticket is cut
+    # The bars must scan (8 mm at least): what does not fit gives way, cut with an ellipsis, in this order:
+    # the address, the issuer's name in the footer, the casino's name.
+    while bars < 8 * mm and len(address) > 1:
         address = [*address[:-2], _cut(address[-2], FONT, 7, line_width)]
-        bars = min(12 * mm, height - rest - len(name) * name_size * LEADING - len(address) * 7 * LEADING)
+        bars = bars_room(name, name_size)
+    while bars < 8 * mm and len(right_footer) > 2:
+        right_footer = [*right_footer[:-3], _cut(right_footer[-3], FONT, footer_size, right_room), right_footer[-1]]
+        bars = bars_room(name, name_size)
+    while bars < 8 * mm and len(name) > 1:
+        name = [*name[:-2], _cut(name[-2], BOLD, name_size, line_width)]
+        bars = bars_room(name, name_size)
+    footer_top = footer_height()
 
     buffer = io.BytesIO()
     c = Canvas(buffer, pagesize=VOUCHER_SIZE)

@@ -457,11 +457,6 @@ def test_the_vouchers_bars_keep_8_mm_with_long_names_in_capitals(hostile, monkey
     assert min(heights) >= 8 * mm - 0.01, [h / mm for h in heights]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="voucher_pdf (cashdesk/printing.py:190-196): with a 120-letter casino name and a 64-letter desk name "
-    "without spaces the address is cut to one line and the loop gives up; the bars are drawn 1.5 mm high",
-)
 def test_the_vouchers_bars_keep_8_mm_with_unbroken_names(hostile, monkeypatch):
     heights = _bar_heights(monkeypatch)
     printing.voucher_pdf(_sold(hostile).ticket, copy=True)
