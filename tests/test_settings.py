@@ -40,20 +40,18 @@ def test_env_str_required_and_list(monkeypatch):
     assert env_list("X_LIST", []) == ["a.example", "b.example"]
 
 
-def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+def _run(env: dict[str, str], argv: list[str], timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    """A program of the project's, run as an operator would: the settings only from `env`."""
     clean = {
         k: v
         for k, v in os.environ.items()
         if k not in {"SECRET_KEY", "DEBUG", "CASINO_DEMO", "STATIC_MANIFEST", "SECURE_SSL_REDIRECT"}
     }
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return subprocess.run(argv, cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=timeout)
+
+
+def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return _run(env, [sys.executable, "manage.py", *args])
 
 
 def test_production_settings_pass_check_deploy(tmp_path):
@@ -109,19 +107,7 @@ def test_a_configuration_error_is_one_line_naming_the_variable(tmp_path, env, na
 
 
 def _program(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"SECRET_KEY", "DEBUG", "CASINO_DEMO", "STATIC_MANIFEST", "SECURE_SSL_REDIRECT"}
-    }
-    return subprocess.run(
-        [str(Path(sys.executable).parent / args[0]), *args[1:]],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return _run(env, [str(Path(sys.executable).parent / args[0]), *args[1:]], timeout=60)
 
 
 @pytest.mark.parametrize(
