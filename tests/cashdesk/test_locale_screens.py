@@ -21,6 +21,11 @@ CASH = re.compile(r"^-?\d+\.\d{2}$")  # euros and cents
 PIECES = re.compile(r"^\d+$")
 
 
+def _desk_code_in(text: str) -> bool:
+    """The desk's code "K1" as a word of its own (a CSRF token or a key may hold the letters by chance)."""
+    return re.search(r"(?<![A-Za-z0-9])K1(?![A-Za-z0-9])", text) is not None
+
+
 def _client(user, casino, language: str | None = None) -> Client:
     StaffAssignment.objects.get_or_create(user=user, casino=casino)
     client = Client(raise_request_exception=False)
@@ -182,7 +187,7 @@ def test_the_register_names_desks_by_name(casino, compliance, shift, cashier, pe
     rows = list(csv.reader(io.StringIO(officer.get("/compliance/export/", {"format": "csv"}).content.decode())))
     assert rows[1][rows[0].index("desk")] == "Kasa 1"
     alerts = officer.get("/compliance/alerts/").content.decode()
-    assert "K1" not in alerts
+    assert not _desk_code_in(alerts)
     person_page = officer.get(f"/compliance/persons/{person.pk}/").content.decode()
     assert "<td>Kasa 1</td>" in person_page
 
@@ -326,7 +331,7 @@ def test_the_exceptions_report_names_the_desk_a_paid_ticket_came_back_to(api, re
     services.ticket_present(shift=shift, user=cashier, validation_number=number)  # shown again: refused
     page = reader.get("/reports/", {"report": "exceptions"}).content.decode()
     assert "desk: Kasa 1" in page
-    assert "K1" not in page
+    assert not _desk_code_in(page)
     exported = reader.get("/reports/", {"report": "exceptions", "format": "csv"}).content.decode()
     assert "Kasa 1" in exported
-    assert "K1" not in exported
+    assert not _desk_code_in(exported)
