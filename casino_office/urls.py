@@ -30,6 +30,7 @@ if settings.BENCH_FLOOR_ENDPOINT:
 urlpatterns += [
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
+    path("api/v1/", include("cashdesk.api.urls")),  # v1.1 handpays: machine receipts belong to the cash desk
     path("api/v1/", include("tickets.api.urls")),
     # Any other path under /api (also /api/v1 without its slash): the API's JSON 404 for every method, never a
     # redirect or the staff UI's pages.

@@ -69,6 +69,13 @@ class Casino(models.Model):
     redemption_hold_seconds = models.PositiveSmallIntegerField(
         default=15, validators=[MinValueValidator(1)], verbose_name=_("redemption hold seconds")
     )
+    # Machine contract v1.1: how many validation numbers a machine may hold for offline cashouts.
+    validation_pool_size = models.PositiveSmallIntegerField(
+        default=20,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        verbose_name=_("validation pool size"),
+        help_text=_("Validation numbers a machine keeps reserved to print tickets while it cannot reach the host."),
+    )
     # Casino rules §1 (value chips): strictly more than this needs the person identified.
     identity_threshold = models.DecimalField(
         max_digits=12,

@@ -1,6 +1,6 @@
 from csp.constants import NONCE
 from csp.decorators import csp_update
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from tickets.api import views
@@ -12,6 +12,9 @@ REDOC_STYLE_HASHES = [
 ]
 
 urlpatterns = [
+    # v1.1 (before tickets/<number>, which would read "offline" as a number)
+    path("", include("tickets.api.offline_urls")),
+    path("", include("tickets.api.meters_urls")),
     path("tickets/issue", views.TicketIssueView.as_view(), name="ticket-issue"),
     path("tickets/<str:validation_number>/printed", views.TicketPrintedView.as_view(), name="ticket-printed"),
     path("tickets/<str:validation_number>/authorize", views.TicketAuthorizeView.as_view(), name="ticket-authorize"),

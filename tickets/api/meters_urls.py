@@ -1,0 +1,3 @@
+"""Machine contract v1.1: meter readings."""
+
+urlpatterns: list = []
