@@ -27,7 +27,7 @@ from cashdesk.models import (
 )
 from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
-from machines.models import Casino
+from machines.models import Casino, MeterReconciliation
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
@@ -230,6 +230,10 @@ class OpenExceptions:
     transfers: int
     reversals: int
     alerts: int
+    # The last finished gaming day's meter reconciliation (stored by the daily job).
+    meters_day: dt.date | None = None
+    meter_differences: int = 0  # machines whose meters differ from the system's figures
+    meters_silent: int = 0  # machines that sent no reading that day
 
 
 def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExceptions:
@@ -259,4 +263,17 @@ def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExcep
         .filter(original__casino=casino, reversal__isnull=True)
         .count(),
         alerts=Alert.objects.using(reports_db()).filter(casino=casino).exclude(status=Alert.Status.CLOSED).count(),
+        **_meter_exceptions(casino, casino.gaming_day(now) - dt.timedelta(days=1)),
     )
+
+
+def _meter_exceptions(casino: Casino, day: dt.date) -> dict[str, Any]:
+    counts = (
+        MeterReconciliation.objects.using(reports_db())
+        .filter(casino=casino, gaming_day=day)
+        .aggregate(
+            differences=Count("id", filter=Q(status=MeterReconciliation.Status.DIFFERENCE)),
+            silent=Count("id", filter=Q(status=MeterReconciliation.Status.NO_READING)),
+        )
+    )
+    return {"meters_day": day, "meter_differences": counts["differences"], "meters_silent": counts["silent"]}

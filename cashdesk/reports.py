@@ -12,9 +12,10 @@ from django.utils.translation import gettext as _
 from cashdesk.books import counterparty_balances, over_short_by_shift, physical_balances
 from cashdesk.items import ALL_ITEMS
 from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase
-from machines.models import Casino
+from machines.models import Casino, MeterReconciliation
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
 from tickets.numbers import masked_validation_number
+from tickets.reconciliation import reconcile_day
 from tickets.selectors import stuck_redemptions
 
 
@@ -141,6 +142,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "detail": {"due": str(case.decision_due)},
             }
         )
+    rows.extend(meter_exceptions(casino, start, end))
     return rows
 
 
@@ -224,3 +226,64 @@ def over_short(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
     """Each shift closed in the gaming days' period: its desk, cashier and over (+) or short (-) in EUR."""
     begin, finish = casino.gaming_day_bounds(start, end)
     return over_short_by_shift(casino, begin, finish, using=reports_db())
+
+
+def meters(casino: Casino, day: dt.date) -> list[dict[str, Any]]:
+    """Each machine's meters over a gaming day against the system's figures, one row per machine and meter.
+
+    Read live, so a day still running shows its progress; a machine that sent no reading in the day says so.
+    """
+    rows: list[dict[str, Any]] = []
+    for entry in reconcile_day(casino, day, using=reports_db()):
+        silent = entry.status == MeterReconciliation.Status.NO_READING
+        for line in entry.lines:
+            if silent:
+                note = _("No meter reading")
+            elif line.system is None:
+                note = _("System figure not available yet")
+            elif line.change is None:
+                note = _("Not sent by the machine")
+            elif line.difference:
+                note = _("Difference")
+            else:
+                note = ""
+            rows.append(
+                {
+                    "machine": entry.machine.asset_number,
+                    "meter": line.meter,
+                    "meter_change": line.change,
+                    "system": line.system,
+                    "difference": line.difference,
+                    "note": note,
+                }
+            )
+    return rows
+
+
+def meter_exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    """The stored reconciliations of the days with a difference or without a reading, for the exceptions report."""
+    rows: list[dict[str, Any]] = []
+    for found in (
+        MeterReconciliation.objects.using(reports_db())
+        .filter(casino=casino, gaming_day__gte=start, gaming_day__lte=end)
+        .exclude(status=MeterReconciliation.Status.MATCHED)
+        .select_related("machine")
+        .order_by("gaming_day", "machine__asset_number")
+    ):
+        differing = {
+            line["meter"]: line["difference"] for line in found.lines if line["difference"] not in (None, 0, "0")
+        }
+        differing = {meter: value for meter, value in differing.items() if Decimal(str(value)) != 0}
+        rows.append(
+            {
+                "when": casino.gaming_day_bounds(found.gaming_day)[1],
+                "kind": _("Meter difference")
+                if found.status == MeterReconciliation.Status.DIFFERENCE
+                else _("No meter reading"),
+                "ticket": "",
+                "amount": None,
+                "where": found.machine.asset_number,
+                "detail": differing,
+            }
+        )
+    return rows

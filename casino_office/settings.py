@@ -311,6 +311,8 @@ CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-records": {"task": "tickets.purge_request_records", "schedule": 3600.0},
     "mark-overdue-holds": {"task": "cashdesk.mark_overdue_holds", "schedule": 900.0},
     "snapshot-liability": {"task": "cashdesk.snapshot_liability", "schedule": 3600.0},
+    # The finished gaming day's meters against the tickets; hourly, so a late end-of-day reading still counts.
+    "reconcile-meters": {"task": "tickets.reconcile_meters", "schedule": 3600.0},
     "pseudonymise-expired-persons": {"task": "compliance.pseudonymise_expired_persons", "schedule": 86400.0},
     # After the night's last gaming day closes and before the anchors are shipped off-site (docs/operations.md).
     "anchor-register": {"task": "compliance.anchor_register", "schedule": crontab(hour=6, minute=30)},

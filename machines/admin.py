@@ -3,7 +3,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from machines.models import Casino, Game, Machine
+from machines.models import Casino, Game, Machine, MeterReading, MeterReconciliation
 from machines.services import machine_key_rotate
 
 
@@ -46,3 +46,32 @@ class MachineAdmin(admin.ModelAdmin):
                 % {"machine": machine, "key": key},
                 level=messages.WARNING,
             )
+
+
+@admin.register(MeterReading)
+class MeterReadingAdmin(admin.ModelAdmin):
+    """Readings are what the machine sent: shown, never edited."""
+
+    list_display = ["machine", "read_at", "reset", "ticket_out_count", "ticket_out_amount", "ticket_in_count"]
+    list_filter = ["reset", "machine__casino"]
+    search_fields = ["machine__asset_number"]
+    date_hierarchy = "read_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(MeterReconciliation)
+class MeterReconciliationAdmin(admin.ModelAdmin):
+    list_display = ["gaming_day", "machine", "status", "differences", "reconciled_at"]
+    list_filter = ["status", "casino"]
+    search_fields = ["machine__asset_number"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

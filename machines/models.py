@@ -1,12 +1,16 @@
 import datetime as dt
 import zoneinfo
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 def validate_time_zone(value: str) -> None:
@@ -244,3 +248,124 @@ class Machine(models.Model):
     @property
     def may_use_ticket_system(self) -> bool:
         return self.status == self.Status.ACTIVE and self.ticket_enrolled
+
+
+# Machine contract v1.1, "POST /api/v1/meters": the meters a machine reports (SAS lifetime counters).
+TICKET_METERS = ("ticket_out_count", "ticket_out_amount", "ticket_in_count", "ticket_in_amount")
+COUNT_METERS = ("ticket_out_count", "ticket_in_count", "handpay_count", "games_played")
+AMOUNT_METERS = (
+    "ticket_out_amount",
+    "ticket_in_amount",
+    "handpay_amount",
+    "bills_in_amount",
+    "coin_in_amount",
+    "coin_out_amount",
+    "cash_dispensed_amount",
+)
+METER_NAMES = (*COUNT_METERS, *AMOUNT_METERS)
+# Decimal(18,3): a lifetime counter of up to 15 whole euro digits, to the mill.
+METER_AMOUNT_DIGITS, METER_AMOUNT_PLACES = 18, 3
+
+
+def _count_meter(label: "StrOrPromise", *, required: bool = False) -> models.BigIntegerField:
+    return models.BigIntegerField(null=not required, blank=not required, verbose_name=label)
+
+
+def _amount_meter(label: "StrOrPromise", *, required: bool = False) -> models.DecimalField:
+    return models.DecimalField(
+        max_digits=METER_AMOUNT_DIGITS,
+        decimal_places=METER_AMOUNT_PLACES,
+        null=not required,
+        blank=not required,
+        verbose_name=label,
+    )
+
+
+class MeterReading(models.Model):
+    """One meter reading sent by a machine: its lifetime counters at `read_at`.
+
+    Append-only. `reset` is set on insert when a counter is lower than in the
+    machine's previous reading (by read_at): the meters were cleared (RAM clear
+    or rollover), and the reconciliation counts this reading's values from zero.
+    The four ticket meters are always present; the others only when sent.
+    """
+
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="meter_readings", verbose_name=_("machine")
+    )
+    read_at = models.DateTimeField(verbose_name=_("read at"))
+    received_at = models.DateTimeField(verbose_name=_("received at"))
+    request_id = models.CharField(max_length=64, verbose_name=_("request id"))
+    reset = models.BooleanField(default=False, verbose_name=_("meters reset"))
+    ticket_out_count = _count_meter(_("tickets out"), required=True)
+    ticket_out_amount = _amount_meter(_("ticket out amount"), required=True)
+    ticket_in_count = _count_meter(_("tickets in"), required=True)
+    ticket_in_amount = _amount_meter(_("ticket in amount"), required=True)
+    handpay_count = _count_meter(_("handpays"))
+    handpay_amount = _amount_meter(_("handpay amount"))
+    games_played = _count_meter(_("games played"))
+    bills_in_amount = _amount_meter(_("bills in amount"))
+    coin_in_amount = _amount_meter(_("coin in amount"))
+    coin_out_amount = _amount_meter(_("coin out amount"))
+    cash_dispensed_amount = _amount_meter(_("cash dispensed amount"))
+
+    class Meta:
+        verbose_name = _("meter reading")
+        verbose_name_plural = _("meter readings")
+        ordering = ["machine", "read_at", "id"]
+        indexes = [models.Index(fields=["machine", "read_at", "id"], name="meterreading_machine_time_idx")]
+        constraints = [
+            *(
+                models.CheckConstraint(condition=Q(**{f"{name}__gte": 0}), name=f"meterreading_{name}_not_negative")
+                for name in METER_NAMES
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.read_at:%Y-%m-%d %H:%M:%S}{' reset' if self.reset else ''}"
+
+    def meter(self, name: str) -> int | Decimal | None:
+        value: int | Decimal | None = getattr(self, name)
+        return value
+
+
+class MeterReconciliation(models.Model):
+    """A machine's gaming day, its meters against the system's records: stored by the daily job.
+
+    One row per machine and gaming day (a re-run replaces it). `lines` holds,
+    per meter, the meters' change, the system's figure and the difference as
+    strings (JSON has no decimals); `differences` counts the meters that differ,
+    so the dashboard and the exceptions report read it cheaply.
+    """
+
+    class Status(models.TextChoices):
+        MATCHED = "matched", _("Matched")
+        DIFFERENCE = "difference", _("Difference")
+        NO_READING = "no_reading", _("No meter reading")
+
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="meter_reconciliations", verbose_name=_("casino")
+    )
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="meter_reconciliations", verbose_name=_("machine")
+    )
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    status = models.CharField(max_length=16, choices=Status.choices, verbose_name=_("status"))
+    differences = models.PositiveSmallIntegerField(default=0, verbose_name=_("differences"))
+    lines = models.JSONField(default=list, blank=True, verbose_name=_("lines"))
+    reconciled_at = models.DateTimeField(verbose_name=_("reconciled at"))
+
+    class Meta:
+        verbose_name = _("meter reconciliation")
+        verbose_name_plural = _("meter reconciliations")
+        ordering = ["-gaming_day", "machine"]
+        indexes = [models.Index(fields=["casino", "gaming_day"], name="meterrecon_casino_day_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["machine", "gaming_day"], name="meterrecon_unique_machine_day"),
+            models.CheckConstraint(
+                condition=Q(status__in=["matched", "difference", "no_reading"]), name="meterrecon_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.gaming_day} {self.status}"

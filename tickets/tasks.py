@@ -6,6 +6,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from tickets.models import LookupFailure, MachineRequest
+from tickets.reconciliation import reconcile_finished_days
 from tickets.services import tickets_expire_due, tickets_report_stuck
 
 logger = logging.getLogger(__name__)
@@ -37,3 +38,11 @@ def purge_request_records() -> dict[str, int]:
         created_at__lt=now - dt.timedelta(days=settings.LOOKUP_FAILURE_RETENTION_DAYS)
     ).delete()
     return {"requests": requests, "lookup_failures": failures}
+
+
+@shared_task(name="tickets.reconcile_meters")
+def reconcile_meters() -> int:
+    """Each machine's last finished gaming day, meters against tickets; re-run hourly so late readings count."""
+    stored = reconcile_finished_days()
+    logger.info("reconciled %d machine days", stored)
+    return stored

@@ -27,6 +27,7 @@ REPORTS = {
     "desks": gettext_lazy("Per cash desk"),
     "books": gettext_lazy("Books"),
     "overshort": gettext_lazy("Over/short per shift"),
+    "meters": gettext_lazy("Meters against tickets"),
 }
 # Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
 COLUMN_LABELS = {
@@ -60,6 +61,20 @@ COLUMN_LABELS = {
     "opened_at": gettext_lazy("Opened"),
     "closed_at": gettext_lazy("Closed"),
     "variance": gettext_lazy("Over (+) / short (-)"),
+    "meter": gettext_lazy("Meter"),
+    "meter_change": gettext_lazy("Meters' change"),
+    "system": gettext_lazy("System's figure"),
+    "difference": gettext_lazy("Difference"),
+    "note": gettext_lazy("Note"),
+}
+# The meters a machine reports (machine contract v1.1), as the page names them; the CSV keeps the keys.
+METER_LABELS = {
+    "ticket_out_count": gettext_lazy("Tickets out (count)"),
+    "ticket_out_amount": gettext_lazy("Tickets out (amount)"),
+    "ticket_in_count": gettext_lazy("Tickets in (count)"),
+    "ticket_in_amount": gettext_lazy("Tickets in (amount)"),
+    "handpay_count": gettext_lazy("Handpays (count)"),
+    "handpay_amount": gettext_lazy("Handpays (amount)"),
 }
 
 
@@ -67,6 +82,7 @@ COLUMN_LABELS = {
 NUMERIC_COLUMNS = {
     *(f"{label}_{part}" for label in ("issued", "redeemed", "expired") for part in ("count", "amount")),
     *("count", "amount", "tickets_out", "amount_out", "tickets_in", "amount_in", "n", "total", "variance"),
+    *("meter_change", "system", "difference"),
 }
 # Places of each amount column in the CSV: a ticket's amount to the mill (as the machine and the ticket
 # carry it), cash in cents; counts are whole numbers and need no entry.
@@ -79,6 +95,8 @@ CSV_PLACES: dict[str, dict[str, int]] = {
     "desks": {"total": CASH_PLACES},
     "books": {"amount": CASH_PLACES},
     "overshort": {"variance": CASH_PLACES},
+    # Meter amounts to the mill like tickets; the count meters are whole numbers and written as such.
+    "meters": dict.fromkeys(("meter_change", "system", "difference"), TICKET_PLACES),
 }
 
 
@@ -110,6 +128,8 @@ def _shown(column: str, value: Any) -> str:
         return str(TransactionKind(value).label)
     if column == "item" and value in Item.values:
         return str(Item(value).label)
+    if column == "meter" and value in METER_LABELS:
+        return str(METER_LABELS[value])
     if isinstance(value, dict):
         return ", ".join(f"{key}: {item}" for key, item in value.items())
     return str(value)
@@ -167,19 +187,22 @@ def _moment(raw: str | None, casino: Casino) -> dt.datetime:
 @role_required("staff.view_reports")
 def report(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
-    kind = request.GET.get("report", "daily")
+    # `?report=<kind>`; the meters report is also asked for as `?kind=meters&day=YYYY-MM-DD` (issue 13).
+    kind = request.GET.get("kind") or request.GET.get("report", "daily")
     if kind not in REPORTS:
         kind = "daily"
     today = casino.gaming_day(timezone.now())
     start, end, at = today - dt.timedelta(days=6), today, timezone.now()
+    day = today - dt.timedelta(days=1)  # the last finished gaming day
     try:
         start = _date(request.GET.get("start"), start)
         end = _date(request.GET.get("end"), end)
         at = _moment(request.GET.get("at"), casino)
+        day = _date(request.GET.get("day"), day)
     except BadPeriod as refused:
         # The page again with its default period, saying what was wrong; nothing is read for the bad one.
         messages.error(request, str(refused))
-        return _page(request, kind, today - dt.timedelta(days=6), today, timezone.now(), [], [], status=400)
+        return _page(request, kind, today - dt.timedelta(days=6), today, timezone.now(), [], [], status=400, day=day)
     if end < start:
         start, end = end, start
 
@@ -211,6 +234,10 @@ def report(request: StaffRequest) -> HttpResponse:
     elif kind == "machines":
         rows = reports.per_machine(casino, start, end)
         columns = ["machine", "tickets_out", "amount_out", "tickets_in", "amount_in"]
+    elif kind == "meters":
+        rows = reports.meters(casino, day)
+        columns = ["machine", "meter", "meter_change", "system", "difference", "note"]
+        start = end = day
     else:
         rows = reports.per_desk(casino, start, end)
         columns = ["desk", "kind", "n", "total"]
@@ -224,7 +251,7 @@ def report(request: StaffRequest) -> HttpResponse:
         for row in rows:
             writer.writerow([_written(row.get(column, ""), places.get(column)) for column in columns])
         return response
-    return _page(request, kind, start, end, at, columns, rows)
+    return _page(request, kind, start, end, at, columns, rows, day=day)
 
 
 def _page(
@@ -236,6 +263,7 @@ def _page(
     columns: list[str],
     rows: list[dict[str, Any]],
     status: int = 200,
+    day: dt.date | None = None,
 ) -> HttpResponse:
     numeric = [column in NUMERIC_COLUMNS for column in columns]
     table = [
@@ -253,6 +281,7 @@ def _page(
             "table": table,
             "start": start,
             "end": end,
+            "day": day or end,
             "at": timezone.localtime(at),
             "day_pattern": DAY.pattern,
             "moment_pattern": MOMENT.pattern,

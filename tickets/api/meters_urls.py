@@ -1,3 +1,7 @@
 """Machine contract v1.1: meter readings."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from tickets.api.meters import MetersView
+
+urlpatterns = [path("meters", MetersView.as_view(), name="meters")]

@@ -1,0 +1,217 @@
+"""Each machine's gaming day, its meters against the system's records (machine contract v1.1, "meters").
+
+The day's change of a meter runs from the machine's last reading at or before
+the start of the gaming day to its last reading at or before the day's end. A
+reset inside the day is bridged: the increases between consecutive readings
+are summed, and a reading flagged `reset` counts from zero. Against it:
+
+- `ticket_out_*`: the tickets this machine printed in the day (issued by it
+  and print confirmed, or reported printed offline: `printed_at` in the day);
+- `ticket_in_*`: the tickets redeemed at it in the day (`redeemed_at`);
+- `handpay_*`: its handpays, from a source registered with
+  `register_handpay_source` (handpays live in cashdesk, which this layer may
+  not import). With none registered the system's figure is "not available".
+
+A machine without a reading in the day is listed as such ("no_reading").
+"""
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from machines.models import Casino, Machine, MeterReading, MeterReconciliation
+from tickets.models import Ticket
+
+Figure = int | Decimal
+# What the system counts against each pair of meters.
+PAIRS: tuple[tuple[str, str, str], ...] = (
+    ("ticket_out", "ticket_out_count", "ticket_out_amount"),
+    ("ticket_in", "ticket_in_count", "ticket_in_amount"),
+    ("handpay", "handpay_count", "handpay_amount"),
+)
+RECONCILED_METERS: tuple[str, ...] = tuple(meter for _, count, amount in PAIRS for meter in (count, amount))
+ZERO = Decimal("0")
+
+# (casino, machine ids, begin, finish) -> {machine id: (handpay count, handpay amount)} for handpays paid in the window.
+HandpaySource = Callable[[Casino, list[int], dt.datetime, dt.datetime], dict[int, tuple[int, Decimal]]]
+_handpay_sources: list[HandpaySource] = []
+
+
+def register_handpay_source(source: HandpaySource) -> None:
+    """Called by the app that keeps handpays (its AppConfig.ready), so tickets never imports it."""
+    if source not in _handpay_sources:
+        _handpay_sources.append(source)
+
+
+def handpay_sources() -> list[HandpaySource]:
+    return list(_handpay_sources)
+
+
+@dataclass(frozen=True)
+class MeterLine:
+    meter: str
+    change: Figure | None  # None: the machine sent no value for this meter in the window
+    system: Figure | None  # None: the system has no figure for it (handpays, until a source is registered)
+
+    @property
+    def difference(self) -> Figure | None:
+        if self.change is None or self.system is None:
+            return None
+        return self.change - self.system
+
+    def as_json(self) -> dict[str, Any]:
+        def written(value: Figure | None) -> Any:
+            return str(value) if isinstance(value, Decimal) else value
+
+        return {
+            "meter": self.meter,
+            "change": written(self.change),
+            "system": written(self.system),
+            "difference": written(self.difference),
+        }
+
+
+@dataclass
+class MachineDay:
+    machine: Machine
+    day: dt.date
+    readings: int  # readings inside the day
+    has_start_reading: bool  # a reading at or before the day's start (else the day's first reading is the start)
+    lines: list[MeterLine] = field(default_factory=list)
+
+    @property
+    def differences(self) -> int:
+        return sum(1 for line in self.lines if line.difference not in (None, 0))
+
+    @property
+    def status(self) -> str:
+        if not self.readings:
+            return MeterReconciliation.Status.NO_READING
+        if self.differences:
+            return MeterReconciliation.Status.DIFFERENCE
+        return MeterReconciliation.Status.MATCHED
+
+
+def meter_change(readings: list[MeterReading], meter: str) -> Figure | None:
+    """The change of one meter over consecutive readings (the first is the starting point), resets bridged.
+
+    None when the meter was never sent. A reading flagged `reset` (or lower than the one before) counts from zero.
+    """
+    last: Figure | None = readings[0].meter(meter) if readings else None
+    total: Figure | None = None
+    for reading in readings[1:]:
+        value = reading.meter(meter)
+        if value is None:
+            continue
+        if last is not None:
+            increase = value if reading.reset or value < last else value - last
+            total = (total if total is not None else _zero_like(value)) + increase
+        last = value
+    if total is None and last is not None:
+        return _zero_like(last)
+    return total
+
+
+def _zero_like(value: Figure) -> Figure:
+    return ZERO if isinstance(value, Decimal) else 0
+
+
+def _machines(casino: Casino, extra_ids: Iterable[int], using: str) -> list[Machine]:
+    wanted = Q(ticket_enrolled=True) & ~Q(status=Machine.Status.RETIRED) | Q(pk__in=set(extra_ids))
+    return list(Machine.objects.using(using).filter(wanted, casino=casino).order_by("asset_number"))
+
+
+def _ticket_totals(casino: Casino, by: str, field_: str, begin: dt.datetime, finish: dt.datetime, using: str) -> dict:
+    rows = (
+        Ticket.objects.using(using)
+        .filter(casino=casino, **{f"{by}__isnull": False, f"{field_}__gte": begin, f"{field_}__lt": finish})
+        .values(by)
+        .annotate(n=Count("id"), total=Sum("amount"))
+    )
+    return {row[by]: (row["n"], row["total"] or ZERO) for row in rows}
+
+
+def reconcile_day(casino: Casino, day: dt.date, *, using: str = "default") -> list[MachineDay]:
+    """Every machine of the casino (enrolled and not retired, or active in the day): its meters against the system."""
+    begin, finish = casino.gaming_day_bounds(day)
+    in_day: dict[int, list[MeterReading]] = {}
+    for reading in (
+        MeterReading.objects.using(using)
+        .filter(machine__casino=casino, read_at__gt=begin, read_at__lte=finish)
+        .order_by("machine_id", "read_at", "id")
+    ):
+        in_day.setdefault(reading.machine_id, []).append(reading)
+    starts = {
+        reading.machine_id: reading
+        for reading in MeterReading.objects.using(using)
+        .filter(machine__casino=casino, read_at__lte=begin)
+        .order_by("machine_id", "-read_at", "-id")
+        .distinct("machine_id")
+    }
+    printed = _ticket_totals(casino, "issuing_machine", "printed_at", begin, finish, using)
+    redeemed = _ticket_totals(casino, "redeemed_by_machine", "redeemed_at", begin, finish, using)
+    machines = _machines(casino, [*in_day, *printed, *redeemed], using)
+    ids = [machine.pk for machine in machines]
+    handpays: dict[int, tuple[int, Decimal]] | None = None
+    if _handpay_sources:
+        handpays = {}
+        for source in _handpay_sources:
+            for machine_id, (n, total) in source(casino, ids, begin, finish).items():
+                before_n, before_total = handpays.get(machine_id, (0, ZERO))
+                handpays[machine_id] = (before_n + n, before_total + total)
+    result = []
+    for machine in machines:
+        readings = in_day.get(machine.pk, [])
+        start = starts.get(machine.pk)
+        sequence = ([start] if start else []) + readings
+        system: dict[str, tuple[int, Decimal] | None] = {
+            "ticket_out": printed.get(machine.pk, (0, ZERO)),
+            "ticket_in": redeemed.get(machine.pk, (0, ZERO)),
+            "handpay": None if handpays is None else handpays.get(machine.pk, (0, ZERO)),
+        }
+        entry = MachineDay(machine, day, len(readings), start is not None)
+        for label, count_meter, amount_meter in PAIRS:
+            figures = system[label]
+            for index, meter in enumerate((count_meter, amount_meter)):
+                change = meter_change(sequence, meter) if readings else None
+                entry.lines.append(MeterLine(meter, change, None if figures is None else figures[index]))
+        result.append(entry)
+    return result
+
+
+def reconciliation_store(casino: Casino, day: dt.date, *, now: dt.datetime | None = None) -> int:
+    """Reconcile a gaming day and keep the result, one row per machine and day (a re-run replaces it)."""
+    now = now or timezone.now()
+    rows = [
+        MeterReconciliation(
+            casino=casino,
+            machine=entry.machine,
+            gaming_day=day,
+            status=entry.status,
+            differences=entry.differences,
+            lines=[line.as_json() for line in entry.lines],
+            reconciled_at=now,
+        )
+        for entry in reconcile_day(casino, day)
+    ]
+    MeterReconciliation.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["machine", "gaming_day"],
+        update_fields=["status", "differences", "lines", "reconciled_at"],
+    )
+    return len(rows)
+
+
+def reconcile_finished_days(now: dt.datetime | None = None) -> int:
+    """The beat job: every casino's last finished gaming day."""
+    now = now or timezone.now()
+    stored = 0
+    for casino in Casino.objects.all():
+        stored += reconciliation_store(casino, casino.gaming_day(now) - dt.timedelta(days=1), now=now)
+    return stored
