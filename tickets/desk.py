@@ -19,6 +19,7 @@ from tickets.exceptions import TicketNotFound, TicketRefused
 from tickets.models import FINAL_STATES, Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
 from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.offline import reservation_outstanding
 from tickets.services import create_ticket_with_fresh_number, record_ticket_event, ticket_expiry_for
 
 
@@ -35,6 +36,18 @@ def ticket_lock(*, casino_id: int, validation_number: str) -> Ticket:
     """The casino's ticket, row-locked without joins (after a wait PostgreSQL re-reads the locked row only)."""
     ticket = Ticket.objects.select_for_update().filter(casino_id=casino_id, validation_number=validation_number).first()
     if ticket is None:
+        reservation = reservation_outstanding(casino_id=casino_id, validation_number=validation_number)
+        if reservation is not None:
+            # Not a ticket yet: the machine printed it offline (or has yet to) and has not reported it.
+            raise TicketRefused(
+                "not_reported",
+                _(
+                    "This number was reserved by machine %(machine)s for a ticket printed while it was offline, "
+                    "and the machine has not reported that ticket yet. Do not pay it; keep the ticket and ask "
+                    "a supervisor to check the machine."
+                )
+                % {"machine": reservation.machine.asset_number},
+            )
         raise TicketNotFound("not_found", _("No such ticket in this casino. Tickets of other casinos are not paid."))
     return ticket
 

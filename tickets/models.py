@@ -230,6 +230,7 @@ class TicketEventKind(models.TextChoices):
     AMOUNT_MISMATCH = "amount_mismatch", _("Printed amount differs from the system's")
     REPRINTED = "reprinted", _("Desk voucher reprinted as a copy by a supervisor")
     VOUCHER_PRINTED = "voucher_printed", _("Desk voucher printed by its seller")
+    REPORTED_OFFLINE = "reported_offline", _("Printed offline, reported by the machine")
 
 
 # Kinds written by the system's own jobs, which have no machine or user.
@@ -283,6 +284,66 @@ class TicketEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ticket_id} {self.kind} {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class ReservedNumber(models.Model):
+    """A validation number reserved for one machine's offline cashouts (machine contract v1.1).
+
+    Not a ticket: nothing can be paid against it until the machine reports the
+    ticket it printed with it; then `ticket` is set, once, in the transaction
+    that creates the ticket. Numbers are unique across tickets and reservations
+    (tickets.services draws them under one lock per number).
+    """
+
+    validation_number = models.CharField(max_length=18, unique=True, verbose_name=_("validation number"))
+    casino = models.ForeignKey(
+        Casino, on_delete=models.PROTECT, related_name="reserved_numbers", verbose_name=_("casino")
+    )
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="reserved_numbers", verbose_name=_("machine")
+    )
+    reserved_at = models.DateTimeField(verbose_name=_("reserved at"))
+    ticket = models.OneToOneField(
+        Ticket,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reservation",
+        verbose_name=_("reported ticket"),
+    )
+    reported_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reported at"))
+    reported_sequence = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text=_("The ticket sequence number the machine printed, as it reported it."),
+        verbose_name=_("reported sequence"),
+    )
+
+    class Meta:
+        verbose_name = _("reserved validation number")
+        verbose_name_plural = _("reserved validation numbers")
+        ordering = ["reserved_at", "id"]
+        indexes = [
+            models.Index(
+                fields=["machine", "reserved_at", "id"],
+                condition=Q(ticket__isnull=True),
+                name="reservednumber_outstanding_idx",
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(validation_number__regex=r"^[0-9]{18}$"), name="reservednumber_18_digits"
+            ),
+            models.CheckConstraint(
+                condition=Q(ticket__isnull=True, reported_at__isnull=True, reported_sequence__isnull=True)
+                | Q(ticket__isnull=False, reported_at__isnull=False, reported_sequence__isnull=False),
+                name="reservednumber_reported_fields_together",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        state = "reported" if self.ticket_id else "outstanding"
+        return f"{masked_validation_number(self.validation_number)} ({state})"
 
 
 class LookupFailure(models.Model):

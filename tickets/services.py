@@ -18,7 +18,15 @@ from django.utils import timezone
 
 from machines.models import Casino, Machine
 from tickets.exceptions import TicketNotFound, TicketRefused
-from tickets.models import LookupFailure, Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
+from tickets.models import (
+    LookupFailure,
+    ReservedNumber,
+    Ticket,
+    TicketEvent,
+    TicketEventKind,
+    TicketState,
+    TicketType,
+)
 from tickets.money import MILL
 from tickets.numbers import generate_validation_number
 
@@ -143,9 +151,28 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
     return ticket
 
 
+# The first key of the transaction-scoped advisory locks on validation numbers (the second is the number's hash).
+_NUMBER_LOCK_CLASS = 13_001
+
+
+def claim_number(number: str) -> None:
+    """Lock a freshly drawn number for this transaction before looking for it among tickets and reservations.
+
+    Tickets and reserved numbers live in two tables, so no unique index spans both; whoever draws a number
+    for either holds this lock while it checks the other table and inserts, so one number never becomes
+    both a ticket and another machine's reservation. (SQLite, the demo, writes one transaction at a time.)
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_NUMBER_LOCK_CLASS, number])
+
+
 def create_ticket_with_fresh_number(**fields: Any) -> Ticket:
     for _ in range(_NUMBER_ATTEMPTS):
         number = generate_validation_number()
+        claim_number(number)
+        if ReservedNumber.objects.filter(validation_number=number).exists():
+            continue  # reserved for a machine's offline tickets: draw again
         try:
             with transaction.atomic():
                 return Ticket.objects.create(validation_number=number, **fields)
@@ -200,7 +227,7 @@ def ticket_authorize(*, machine: Machine, validation_number: str, request_id: st
     with _no_savepoint():
         ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
         if ticket is None:
-            refusal: TicketRefused | TicketNotFound = TicketNotFound(detail=_NOT_FOUND)
+            refusal: TicketRefused | TicketNotFound = _not_found_or_not_reported(machine, validation_number)
         else:
             code, detail = _authorize_refusal(ticket, machine=machine, now=now)
             if not code:
@@ -229,6 +256,17 @@ def ticket_authorize(*, machine: Machine, validation_number: str, request_id: st
                 ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="authorize"
             )
     raise refusal
+
+
+def _not_found_or_not_reported(machine: Machine, validation_number: str) -> TicketRefused | TicketNotFound:
+    """No ticket: a number reserved for offline cashouts and not reported yet is refused as such (contract v1.1)."""
+    if ReservedNumber.objects.filter(
+        casino_id=machine.casino_id, validation_number=validation_number, ticket__isnull=True
+    ).exists():
+        return TicketRefused(
+            "not_reported", "This number is reserved for an offline ticket that its machine has not reported yet."
+        )
+    return TicketNotFound(detail=_NOT_FOUND)
 
 
 def _authorize_refusal(ticket: Ticket, *, machine: Machine, now: dt.datetime) -> tuple[str, str]:

@@ -82,3 +82,35 @@ class AuthorizeResponseSchema(serializers.Serializer):
     amount = serializers.RegexField(AMOUNT_PATTERN)
     ticket_type = serializers.ChoiceField(["cashable", "promo"])
     hold_expires_at = serializers.DateTimeField()
+
+
+# Machine contract v1.1: offline validation.
+
+
+class ValidationPoolRequestSchema(serializers.Serializer):
+    request_id = _RequestIdField()
+    count = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        default=20,
+        help_text="Numbers wanted, 1 to the casino's pool size (default 20); above it, the pool size is used.",
+    )
+
+
+class ValidationPoolResponseSchema(serializers.Serializer):
+    validation_numbers = serializers.ListField(
+        child=serializers.RegexField(NUMBER_PATTERN),
+        help_text="Every number reserved for this machine and not yet reported, topped up to `count`.",
+    )
+    pool_size = serializers.IntegerField(help_text="The casino's pool size.")
+
+
+class OfflineTicketRequestSchema(serializers.Serializer):
+    request_id = _RequestIdField()
+    validation_number = serializers.CharField(help_text="A number of this machine's pool (spaces or dashes allowed).")
+    amount = serializers.RegexField(AMOUNT_PATTERN, help_text="Euros as a string, at most three decimals, > 0.")
+    ticket_type = serializers.ChoiceField(["cashable", "promo"], required=False, default="cashable")
+    printed_at = serializers.DateTimeField(
+        help_text="ISO 8601 with an offset; at most 5 minutes ahead of the host's clock."
+    )
+    sequence = serializers.IntegerField(min_value=0, help_text="The machine's ticket sequence number as printed.")

@@ -1,0 +1,147 @@
+"""Machine contract v1.1, offline validation: POST /api/v1/validation-pool and POST /api/v1/tickets/offline."""
+
+import datetime as dt
+from typing import Any
+
+from django.http.response import HttpResponseBase
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tickets import offline
+from tickets.api.errors import error_response
+from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.serializers import (
+    ErrorSchema,
+    OfflineTicketRequestSchema,
+    TicketSchema,
+    ValidationPoolRequestSchema,
+    ValidationPoolResponseSchema,
+)
+from tickets.api.views import (
+    _ERRORS,
+    MachineAPIView,
+    _body,
+    _choice,
+    _invalid,
+    _request_id,
+    _ticket_body,
+)
+from tickets.exceptions import TicketError
+from tickets.models import TicketType
+from tickets.money import InvalidAmount, parse_amount
+from tickets.numbers import InvalidValidationNumber, parse_validation_number
+
+_INPUT_CODES = frozenset({"invalid_amount", "over_limit", "invalid_number", "invalid_request"})
+_MAX_SEQUENCE = 2_147_483_647  # the column's range
+_MAX_DATETIME_LENGTH = 40
+_EARLIEST = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)  # before any ticket system; keeps date arithmetic in range
+
+
+def _integer(body: dict[str, Any], name: str, *, minimum: int, maximum: int, default: int | None = None) -> int:
+    value = body.get(name, default)
+    # JSON true/false are ints to Python; a machine's counter is neither.
+    if isinstance(value, bool) or not isinstance(value, int) or not (minimum <= value <= maximum):
+        raise _invalid("invalid_request", f"'{name}' must be an integer from {minimum} to {maximum}.")
+    return value
+
+
+def _printed_at(body: dict[str, Any]) -> dt.datetime:
+    value = body.get("printed_at")
+    problem = "'printed_at' must be an ISO 8601 date and time with an offset, e.g. \"2026-12-02T18:04:11+02:00\"."
+    if not isinstance(value, str) or not value or len(value) > _MAX_DATETIME_LENGTH or not value.isascii():
+        raise _invalid("invalid_request", problem)
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise _invalid("invalid_request", problem) from None
+    if moment.tzinfo is None or moment.utcoffset() is None or moment < _EARLIEST:
+        raise _invalid("invalid_request", problem)
+    return moment
+
+
+class ValidationPoolView(MachineAPIView):
+    @extend_schema(
+        operation_id="validation_pool",
+        summary="Numbers for offline cashouts: the machine's reserved pool, topped up",
+        request=ValidationPoolRequestSchema,
+        responses={200: ValidationPoolResponseSchema, **_ERRORS},
+    )
+    def post(self, request: Request) -> HttpResponseBase:
+        machine = self.machine(request)
+        body = _body(request)
+        request_id = _request_id(body)
+
+        def handle() -> Response:
+            requested = _integer(body, "count", minimum=1, maximum=_MAX_SEQUENCE, default=offline.DEFAULT_POOL_REQUEST)
+            count = offline.pool_count(machine=machine, requested=requested)
+            reserved = offline.validation_pool_top_up(machine=machine, count=count)
+            return Response(
+                {
+                    "validation_numbers": [reservation.validation_number for reservation in reserved],
+                    "pool_size": machine.casino.validation_pool_size,
+                }
+            )
+
+        return run_idempotent(
+            machine=machine,
+            request_id=request_id,
+            fingerprint_=fingerprint("validation-pool", "", body),
+            handler=handle,
+        )
+
+
+class OfflineTicketView(MachineAPIView):
+    @extend_schema(
+        operation_id="ticket_offline",
+        summary="Report a ticket printed while offline with a number of the machine's pool",
+        request=OfflineTicketRequestSchema,
+        responses={
+            201: TicketSchema,
+            **_ERRORS,
+            409: OpenApiResponse(ErrorSchema, description="not_in_pool, already_reported or request_id_reused"),
+        },
+    )
+    def post(self, request: Request) -> HttpResponseBase:
+        machine = self.machine(request)
+        body = _body(request)
+        request_id = _request_id(body)
+
+        def handle() -> Response:
+            raw_number = body.get("validation_number")
+            try:
+                if not isinstance(raw_number, str):
+                    raise InvalidValidationNumber(raw_number)
+                number = parse_validation_number(raw_number)
+            except InvalidValidationNumber:
+                raise _invalid(
+                    "invalid_number", "The validation number is malformed or its check digit is wrong."
+                ) from None
+            try:
+                amount = parse_amount(body.get("amount"))
+            except InvalidAmount:
+                raise _invalid(
+                    "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
+                ) from None
+            ticket_type = _choice(body, "ticket_type", tuple(TicketType.values), default=TicketType.CASHABLE)
+            printed_at = _printed_at(body)
+            sequence = _integer(body, "sequence", minimum=0, maximum=_MAX_SEQUENCE)
+            try:
+                ticket = offline.ticket_report_offline(
+                    machine=machine,
+                    validation_number=number,
+                    amount=amount,
+                    ticket_type=ticket_type,
+                    printed_at=printed_at,
+                    sequence=sequence,
+                    request_id=request_id,
+                )
+            except TicketError as error:
+                if error.code in _INPUT_CODES:
+                    raise _invalid(error.code, error.detail) from None
+                return error_response(409, error.code, error.detail)
+            return Response(_ticket_body(ticket, machine), status=201)
+
+        return run_idempotent(
+            machine=machine, request_id=request_id, fingerprint_=fingerprint("offline", "", body), handler=handle
+        )
