@@ -129,3 +129,29 @@ def test_the_admin_lists_reservations_masked_and_filters_offline_tickets(api, ma
     assert numbers[0][-4:] in offline
     assert online[-4:] not in offline
     assert ReservedNumber.objects.filter(ticket__isnull=True).count() == 1
+
+
+@time_machine.travel(NOW, tick=False)
+def test_the_database_keeps_a_reservation_fixed_and_reported_once(api, make_api):
+    from django.db import IntegrityError, transaction
+
+    numbers = _reserve(api, 2)
+    _report(api, numbers[0])
+    reported = ReservedNumber.objects.get(validation_number=numbers[0])
+    outstanding = ReservedNumber.objects.get(validation_number=numbers[1])
+    other = make_api()
+    online = Ticket.objects.get(validation_number=api.issued_ticket())
+    attempts = [
+        lambda: ReservedNumber.objects.filter(pk=reported.pk).update(
+            ticket=None, reported_at=None, reported_sequence=None
+        ),
+        lambda: ReservedNumber.objects.filter(pk=outstanding.pk).update(machine=other.machine),
+        lambda: ReservedNumber.objects.filter(pk=outstanding.pk).update(validation_number="004218779312345672"),
+        # Reported as a ticket of another number.
+        lambda: ReservedNumber.objects.filter(pk=outstanding.pk).update(
+            ticket=online, reported_at=NOW, reported_sequence=1
+        ),
+    ]
+    for attempt in attempts:
+        with pytest.raises(IntegrityError), transaction.atomic():
+            attempt()
