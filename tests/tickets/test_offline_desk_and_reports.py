@@ -69,6 +69,23 @@ def test_the_desk_refuses_a_reserved_number_in_plain_words(api, shift, cashier):
     assert not Ticket.objects.exists()
 
 
+def test_the_desk_screen_shows_the_refusal(api, shift, cashier, casino):
+    from staff.models import StaffAssignment
+
+    StaffAssignment.objects.create(user=cashier, casino=casino)
+    client = Client()
+    client.force_login(cashier)
+    number = _reserve(api)[0]
+
+    response = client.post("/desk/ticket/", {"number": number}, follow=True)
+
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "reserved by machine 1001" in text
+    assert "Do not pay it" in text
+    assert number not in text
+
+
 def test_an_unknown_number_is_still_not_found_at_the_desk(shift, cashier):
     with pytest.raises(CashDeskError) as presented:
         services.ticket_present(shift=shift, user=cashier, validation_number="004218779312345672")
