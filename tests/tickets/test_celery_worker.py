@@ -66,6 +66,7 @@ def test_beat_schedules_the_jobs():
         "tickets.expire_due_tickets",
         "tickets.report_stuck_redemptions",
         "tickets.purge_request_records",
+        "tickets.reconcile_meters",
         "cashdesk.mark_overdue_holds",
         "cashdesk.snapshot_liability",
         "compliance.pseudonymise_expired_persons",
