@@ -37,4 +37,5 @@ class HoldCaseAdmin(ReadOnlyAdmin):
 
 @admin.register(MachineReceipt)
 class MachineReceiptAdmin(ReadOnlyAdmin):
-    list_display = ["number", "casino", "machine", "amount", "created_at", "paid_by"]
+    list_display = ["number", "casino", "machine", "amount", "source", "kind", "state", "created_at", "paid_by"]
+    list_filter = ["casino", "source", "state"]

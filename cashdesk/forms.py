@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
 from cashdesk.models import CashDesk, HoldCase
+from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.widgets import DayInput
 from compliance.models import Person
 from compliance.services import IdentityDetails
@@ -237,13 +238,21 @@ class SmartCardLoadForm(PersonFieldsForm):
 
 
 class ReceiptPayoutForm(PersonFieldsForm):
-    receipt_number = AsciiIntegerField(
+    receipt_number = forms.CharField(
         label=_("Machine receipt number"),
-        min_value=1,
-        max_value=2_147_483_647,
-        widget=forms.NumberInput(attrs={"autofocus": True}),
+        max_length=40,
+        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "inputmode": "numeric"}),
     )
     check_code = forms.CharField(label=_("Check code (printed beside the number)"), max_length=8)
+
+    def clean_receipt_number(self) -> str:
+        """The stored number: 13 digits with a valid check digit, or an older receipt's short number."""
+        number = parse_receipt_number(self.cleaned_data["receipt_number"])
+        if number is None:
+            raise forms.ValidationError(
+                _("This is not a machine receipt number: check the digits (13 digits, or an older receipt's number).")
+            )
+        return number
 
 
 class CountForm(forms.Form):

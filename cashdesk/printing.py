@@ -20,6 +20,7 @@ from reportlab.pdfgen.canvas import Canvas
 from cashdesk.books import opening_amounts, shift_balances
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
+from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from casino_office.i18n import both
 from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
 from tickets.models import Ticket
@@ -444,22 +445,37 @@ def _signed(amount: Decimal) -> str:
     return ("+" if amount > 0 else "") + format_eur(amount)
 
 
+_HANDPAY_KINDS = {"jackpot": "Džekpotas / Jackpot", "cancelled_credits": "Atšaukti kreditai / Cancelled credits"}
+
+
 def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
-    """The machine receipt the floor attendant hands the player (casino rules §1: automato kvitas)."""
-    number = f"{receipt.casino.code}-R{receipt.number:06d}"
+    """The machine receipt the floor attendant hands the player (casino rules §1: automato kvitas).
+
+    Receipts before random numbers keep their printed form (TOR-R000123, also
+    in the bar code); the others print the 13 digits in groups and the bare
+    digits in the bar code, which the desk's payout form reads as they are.
+    """
+    number = f"{receipt.casino.code}-{receipt.display_number}"
+    legacy = len(receipt.number) < RECEIPT_NUMBER_LENGTH
     roll = _Roll(ROLL_WIDTH)
     roll.centred(receipt.casino.name, font=BOLD, size=10)
     roll.gap(1 * mm)
     roll.centred("AUTOMATO KVITAS / MACHINE RECEIPT", font=BOLD, size=9)
     roll.centred(number, font=BOLD, size=9)
-    roll.barcode("code128", number)
-    for text in (
+    roll.barcode("code128", number if legacy else receipt.number)
+    issuer = receipt.created_by or receipt.confirmed_by
+    lines = [
         f"Automatas / Machine: {receipt.machine.asset_number}",
         f"Kontrolinis kodas / Check code: {receipt.check_code}",
-        f"Priežastis / Reason: {receipt.reason}",
-        f"Išdavė / Issued by: {receipt.created_by.get_username()}",
-        f"Laikas / Time: {_local(receipt.created_at)}",
-    ):
+    ]
+    if receipt.source == MachineReceipt.Source.MACHINE:
+        lines.append(f"Rankinis išmokėjimas / Handpay: {_HANDPAY_KINDS.get(receipt.kind, receipt.kind)}")
+        lines.append(f"Prašyta / Requested: {_local(receipt.created_at)}")
+    else:
+        lines.append(f"Priežastis / Reason: {receipt.reason}")
+    lines.append(f"Išdavė / Issued by: {issuer.get_username() if issuer else ''}")
+    lines.append(f"Laikas / Time: {_local(receipt.confirmed_at or receipt.created_at)}")
+    for text in lines:
         roll.text(text)
     roll.gap(3 * mm)
     amount = format_eur(receipt.amount)

@@ -31,6 +31,8 @@ urlpatterns = [
     path("documents/shift/<int:pk>.pdf", documents.shift_report_pdf, name="shift-report-pdf"),
     path("documents/machine-receipt/<int:pk>.pdf", documents.machine_receipt_pdf, name="machine-receipt-pdf"),
     path("floor/receipts/", floor.machine_receipts, name="floor-receipts"),
+    path("floor/receipts/<int:pk>.pdf", floor.receipt_pdf, name="floor-receipt-pdf"),
+    path("floor/handpays/<int:pk>/confirm/", floor.handpay_confirm_view, name="floor-handpay-confirm"),
     path("supervisor/", supervisor.supervisor_home, name="supervisor"),
     path("supervisor/transfers/<int:pk>/approve/", supervisor.approve_transfer, name="approve-transfer"),
     path("supervisor/reversals/<int:pk>/approve/", supervisor.approve_reversal, name="approve-reversal"),
@@ -39,5 +41,6 @@ urlpatterns = [
     path("supervisor/tickets/void/", supervisor.void_ticket, name="void-ticket"),
     path("supervisor/tickets/reprint/", supervisor.reprint_voucher, name="reprint-voucher"),
     path("supervisor/vault/", supervisor.vault, name="supervisor-vault"),
+    path("supervisor/handpays/<int:pk>/void/", supervisor.void_handpay, name="void-handpay"),
     path("reports/", reports.report, name="reports"),
 ]

@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.models.books import CashTransaction
 from cashdesk.models.desks import Shift
+from cashdesk.receipt_numbers import display_receipt_number
 from machines.models import Casino, Machine
 
 
@@ -80,24 +81,69 @@ class ReversalRequest(models.Model):
 
 
 class MachineReceipt(models.Model):
-    """A receipt filled in by a floor attendant when a token machine cannot pay (casino rules §1)."""
+    """A receipt for credits a machine cannot pay (casino rules §1: automato kvitas).
+
+    Written by a floor attendant (source `floor`, confirmed at once), or
+    requested by the machine itself as a handpay (source `machine`): an
+    attendant confirms it at the machine and prints it, a cashier pays it, or
+    a supervisor voids it. requested -> confirmed -> paid, or void.
+    """
+
+    class Source(models.TextChoices):
+        FLOOR = "floor", _("Floor attendant")
+        MACHINE = "machine", _("Machine (handpay)")
+
+    class Kind(models.TextChoices):
+        FLOOR = "floor", _("Recorded on the floor")
+        JACKPOT = "jackpot", _("Jackpot")
+        CANCELLED_CREDITS = "cancelled_credits", _("Cancelled credits")
+
+    class State(models.TextChoices):
+        REQUESTED = "requested", _("Requested by the machine")
+        CONFIRMED = "confirmed", _("Confirmed at the machine")
+        PAID = "paid", _("Paid")
+        VOID = "void", _("Void")
 
     casino = models.ForeignKey(
         Casino, on_delete=models.PROTECT, related_name="machine_receipts", verbose_name=_("casino")
     )
     machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="receipts", verbose_name=_("machine"))
-    number = models.PositiveIntegerField(help_text=_("Per casino."), verbose_name=_("number"))
-    # Printed on the paper beside the number: the number alone (a sequence)
-    # does not identify a receipt to the cash desk.
+    # 12 random digits and a Damm check digit; receipts printed before that
+    # keep their short sequence numbers (still valid at the desk).
+    number = models.CharField(max_length=20, help_text=_("Per casino."), verbose_name=_("number"))
+    # Printed on the paper beside the number: the machine knows the number,
+    # only the paper carries the code.
     check_code = models.CharField(max_length=8, verbose_name=_("check code"))
     amount = models.DecimalField(
-        max_digits=12, decimal_places=2, help_text=_("Unpaid credits in EUR."), verbose_name=_("amount")
+        max_digits=13, decimal_places=3, help_text=_("Unpaid credits in EUR."), verbose_name=_("amount")
     )
-    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.FLOOR, verbose_name=_("source"))
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.FLOOR, verbose_name=_("kind"))
+    state = models.CharField(max_length=10, choices=State.choices, verbose_name=_("state"))
+    reason = models.CharField(max_length=255, blank=True, verbose_name=_("reason"))
+    # None on floor receipts: the per-machine unique index then leaves them out.
+    request_id = models.CharField(  # noqa: DJ001
+        max_length=64, null=True, blank=True, editable=False, verbose_name=_("machine's request id")
+    )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("created by")
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text=_("None when the machine requested it."),
+        verbose_name=_("created by"),
     )
     created_at = models.DateTimeField(verbose_name=_("created at"))
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("confirmed by"),
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
     paid_by = models.OneToOneField(
         CashTransaction,
         on_delete=models.PROTECT,
@@ -105,6 +151,21 @@ class MachineReceipt(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("paid by"),
+    )
+    paid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("paid at"))
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("voided by"),
+    )
+    voided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("voided at"))
+    void_reason = models.CharField(max_length=255, blank=True, verbose_name=_("reason for voiding"))
+    # The one-time key of the attendant's confirmation form: the same form sent twice confirms once.
+    confirm_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("confirmation key")
     )
 
     class Meta:
@@ -114,10 +175,49 @@ class MachineReceipt(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["casino", "number"], name="machinereceipt_number_unique_per_casino"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="machinereceipt_amount_positive"),
+            models.CheckConstraint(condition=Q(number__regex=r"^[0-9]{1,20}$"), name="machinereceipt_number_digits"),
+            models.CheckConstraint(
+                condition=Q(source="floor", kind="floor", request_id__isnull=True, created_by__isnull=False)
+                | Q(source="machine", kind__in=["jackpot", "cancelled_credits"], request_id__isnull=False),
+                name="machinereceipt_source_kind_match",
+            ),
+            models.CheckConstraint(
+                condition=Q(state__in=["requested", "confirmed", "paid", "void"]), name="machinereceipt_state_valid"
+            ),
+            # Each state has exactly the timestamps and people of the steps that led to it.
+            models.CheckConstraint(
+                condition=(
+                    Q(state="requested", source="machine", confirmed_at__isnull=True, confirmed_by__isnull=True)
+                    | (Q(state__in=["confirmed", "paid"]) & Q(confirmed_at__isnull=False, confirmed_by__isnull=False))
+                    | Q(state="void")
+                )
+                & (
+                    Q(state="paid", paid_by__isnull=False, paid_at__isnull=False)
+                    | (~Q(state="paid") & Q(paid_by__isnull=True, paid_at__isnull=True))
+                )
+                & (
+                    Q(state="void", voided_by__isnull=False, voided_at__isnull=False) & ~Q(void_reason="")
+                    | (~Q(state="void") & Q(voided_by__isnull=True, voided_at__isnull=True, void_reason=""))
+                ),
+                name="machinereceipt_state_fields_match",
+            ),
+            # A machine has at most one handpay waiting for an attendant.
+            models.UniqueConstraint(
+                fields=["machine"], condition=Q(state="requested"), name="machinereceipt_one_requested_per_machine"
+            ),
+            models.UniqueConstraint(
+                fields=["machine", "request_id"],
+                condition=Q(request_id__isnull=False),
+                name="machinereceipt_request_id_unique_per_machine",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"Receipt {self.casino.code}-{self.number:06d} ({self.amount} EUR)"
+        return f"Receipt {self.casino.code}-{self.display_number} ({self.amount} EUR)"
+
+    @property
+    def display_number(self) -> str:
+        return display_receipt_number(self.number)
 
 
 class SmartCardRead(models.Model):

@@ -11,10 +11,11 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, SmartCardRead, TransactionKind
+from cashdesk.receipt_numbers import display_receipt_number, generate_receipt_number, parse_receipt_number
 from cashdesk.services.ledger import Line, cash, lock_shift, operation_replay, pieces, post_transaction
 from compliance.models import Person
 from compliance.services import IdentityDetails
-from machines.models import Casino, Machine
+from machines.models import Machine
 from tickets.money import CENT, MILL, cash_payout, format_money
 
 
@@ -272,12 +273,34 @@ def smartcard_load(
 
 
 def _check_code() -> str:
-    """Six random digits printed on the receipt: the number (a sequence) alone pays nothing."""
+    """Six random digits printed on the receipt: the number alone pays nothing (a machine knows its number)."""
     return f"{secrets.randbelow(1_000_000):06d}"
 
 
+_NUMBER_ATTEMPTS = 5
+
+
+def create_with_new_number(**fields: object) -> MachineReceipt:
+    """A new receipt under a fresh random number; a number already taken in the casino is drawn again.
+
+    Each attempt runs in a savepoint; any other refusal of the database is
+    raised to the caller as it is.
+    """
+    for attempt in range(_NUMBER_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                return MachineReceipt.objects.create(
+                    number=generate_receipt_number(), check_code=_check_code(), **fields
+                )
+        except IntegrityError as error:
+            name = getattr(getattr(error.__cause__, "diag", None), "constraint_name", None)
+            if name != "machinereceipt_number_unique_per_casino" or attempt == _NUMBER_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, user: User) -> MachineReceipt:
-    """A floor attendant records the credits a token machine could not pay."""
+    """A floor attendant records the credits a token machine could not pay: confirmed as it is written."""
     if not user.has_perm("staff.record_receipt"):
         raise CashDeskError("forbidden", _("Only floor attendants record machine receipts."))
     if amount <= 0 or amount != amount.quantize(CENT):
@@ -290,18 +313,20 @@ def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, us
         )
     if not reason.strip():
         raise CashDeskError("reason_required", _("Say why the machine could not pay."))
+    now = timezone.now()
     with transaction.atomic():
-        casino = Casino.objects.select_for_update().get(pk=machine.casino_id)
-        last = MachineReceipt.objects.filter(casino=casino).order_by("-number").values_list("number", flat=True).first()
-        return MachineReceipt.objects.create(
-            casino=casino,
+        return create_with_new_number(
+            casino_id=machine.casino_id,
             machine=machine,
-            number=(last or 0) + 1,
-            check_code=_check_code(),
             amount=amount,
+            source=MachineReceipt.Source.FLOOR,
+            kind=MachineReceipt.Kind.FLOOR,
+            state=MachineReceipt.State.CONFIRMED,
             reason=reason[:255],
             created_by=user,
-            created_at=timezone.now(),
+            created_at=now,
+            confirmed_by=user,
+            confirmed_at=now,
         )
 
 
@@ -309,29 +334,31 @@ def machine_receipt_pay(
     *,
     shift: Shift,
     user: User,
-    number: int,
+    number: str | int,
     check_code: str,
     person: Person | None = None,
     identity: IdentityDetails | None = None,
     operation_key: str | None = None,
 ) -> CashTransaction:
-    """Pay a machine receipt in cash, once.
+    """Pay a machine receipt in cash, once: a floor receipt, or a handpay confirmed at the machine.
 
     The receipt's row is locked alone (no join: after waiting on a lock,
     PostgreSQL re-reads the locked row but not joined ones), then the desk;
-    the payout is a compare-and-set whose row count is checked, and the
-    database's unique constraint refuses a second payout transaction.
+    the payout is a compare-and-set on the state whose row count is checked,
+    and the database's unique constraint refuses a second payout transaction.
     """
+    stored = parse_receipt_number(number)
+    shown = display_receipt_number(stored) if stored else "?"
     with transaction.atomic():
         receipt = (
             MachineReceipt.objects.select_for_update()
-            .filter(casino_id=shift.desk.casino_id, number=number, check_code=check_code.strip())
+            .filter(casino_id=shift.desk.casino_id, number=stored or "", check_code=check_code.strip())
             .first()
         )
         if receipt is None:
             raise CashDeskError(
                 "not_found",
-                _("No machine receipt %(number)s with this check code in this casino.") % {"number": number},
+                _("No machine receipt %(number)s with this check code in this casino.") % {"number": shown},
             )
         shift, desk = lock_shift(shift=shift, user=user)
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
@@ -342,25 +369,44 @@ def machine_receipt_pay(
                 "already_paid",
                 _("Receipt %(number)s was already paid on %(when)s at %(desk)s (receipt %(receipt)s).")
                 % {
-                    "number": number,
+                    "number": shown,
                     "when": f"{timezone.localtime(paid.created_at):%Y-%m-%d %H:%M}",
                     "desk": paid.desk.name,
                     "receipt": paid.receipt_number,
                 },
             )
+        if receipt.state == MachineReceipt.State.REQUESTED:
+            raise CashDeskError(
+                "not_confirmed",
+                _(
+                    "Handpay %(number)s is not confirmed at the machine yet: a floor attendant must confirm it "
+                    "and print the receipt first."
+                )
+                % {"number": shown},
+            )
+        if receipt.state == MachineReceipt.State.VOID:
+            raise CashDeskError(
+                "void",
+                _("Receipt %(number)s was voided by a supervisor (%(reason)s); it is not paid.")
+                % {"number": shown, "reason": receipt.void_reason},
+            )
+        payout = cash_payout(receipt.amount)
         tx = post_transaction(
             shift=shift,
             desk=desk,
             kind=TransactionKind.RECEIPT_PAYOUT,
-            amount=receipt.amount,
-            lines=[cash(-receipt.amount)],
+            amount=payout,
+            lines=[cash(-payout)],
             user=user,
             person=person,
             identity=identity,
             machine_receipt=receipt,
-            note=f"machine receipt {number}",
+            note=f"machine receipt {receipt.pk}",
             operation_key=operation_key,
         )
-        if MachineReceipt.objects.filter(pk=receipt.pk, paid_by__isnull=True).update(paid_by=tx) != 1:
-            raise CashDeskError("already_paid", _("Receipt %(number)s was already paid.") % {"number": number})
+        paid_now = MachineReceipt.objects.filter(
+            pk=receipt.pk, paid_by__isnull=True, state=MachineReceipt.State.CONFIRMED
+        ).update(paid_by=tx, paid_at=tx.created_at, state=MachineReceipt.State.PAID)
+        if paid_now != 1:
+            raise CashDeskError("already_paid", _("Receipt %(number)s was already paid.") % {"number": shown})
     return tx

@@ -9,8 +9,10 @@ from django.views.decorators.http import require_POST
 from cashdesk import forms, printing, selectors, services
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
+from cashdesk.handpay_forms import HandpayVoidForm
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import HoldCase, ReversalRequest, Transfer
+from cashdesk.services.handpays import handpay_void, open_handpays
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.models import Ticket
 from tickets.money import format_money
@@ -40,6 +42,8 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
             void_form=forms.VoidTicketForm(),
             reprint_form=forms.ReprintVoucherForm(prefix="reprint"),
             open_shifts=selectors.open_shifts(casino),
+            handpays=open_handpays(casino.pk),
+            handpay_void_form=HandpayVoidForm(auto_id=False),
         )
     return render(request, "cashdesk/supervisor.html", context)
 
@@ -132,6 +136,22 @@ def void_ticket(request: StaffRequest) -> HttpResponse:
         request,
         lambda: services.ticket_void(ticket=ticket, user=request.user, reason=form.cleaned_data["reason"]),
         _("Ticket voided."),
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def void_handpay(request: StaffRequest, pk: int) -> HttpResponse:
+    form = HandpayVoidForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Give the reason for voiding the handpay."))
+        return redirect("supervisor")
+    return _done(
+        request,
+        lambda: handpay_void(
+            receipt_id=pk, casino_id=staff_casino(request).pk, user=request.user, reason=form.cleaned_data["reason"]
+        ),
+        _("Handpay voided."),
     )
 
 

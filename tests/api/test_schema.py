@@ -7,6 +7,11 @@ CONTRACT = {
     "/api/v1/tickets/{validation_number}/authorize": {"post"},
     "/api/v1/tickets/{validation_number}/commit": {"post"},
     "/api/v1/tickets/{validation_number}": {"get"},
+    "/api/v1/validation-pool": {"post"},
+    "/api/v1/tickets/offline": {"post"},
+    "/api/v1/meters": {"post"},
+    "/api/v1/handpays": {"post"},
+    "/api/v1/handpays/{receipt_number}": {"get"},
 }
 
 

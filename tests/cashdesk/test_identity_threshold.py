@@ -5,6 +5,7 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from stdnum import damm
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
@@ -102,10 +103,12 @@ def test_database_refuses_an_unidentified_transaction_over_the_threshold(shift, 
         )
 
 
-def test_receipt_numbers_count_up_per_casino(api, floor):
+def test_receipt_numbers_are_random_with_a_check_digit_and_distinct(api, floor):
+    # Issue 13: no longer a per-casino sequence (1, 2, 3 could be guessed), but 12 random digits and a Damm digit.
     numbers = [
         services.machine_receipt_record(machine=api.machine, amount=Decimal("5.00"), reason="r", user=floor).number
         for _ in range(3)
     ]
-    assert numbers == [1, 2, 3]
+    assert len(set(numbers)) == 3
+    assert all(len(n) == 13 and n.isdigit() and damm.is_valid(n) for n in numbers)
     assert MachineReceipt.objects.count() == 3

@@ -1,0 +1,156 @@
+"""Machine contract v1.1: POST /api/v1/handpays and GET /api/v1/handpays/{receipt_number}.
+
+Same style as tickets.api.views: parse with the contract's error codes, call
+one service, render its result; the POST runs through run_idempotent.
+"""
+
+from typing import Any
+
+from django.http.response import HttpResponseBase
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from cashdesk.errors import CashDeskError
+from cashdesk.models import MachineReceipt
+from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
+from cashdesk.services.handpays import HANDPAY_KINDS, handpay_request
+from machines.models import Machine
+from tickets.api.errors import ApiError, error_response
+from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.serializers import AMOUNT_PATTERN, ErrorSchema
+from tickets.api.views import _ERRORS, MachineAPIView, _body, _choice, _local, _request_id
+from tickets.money import InvalidAmount, format_amount, parse_amount
+
+_STATES = [state.value for state in MachineReceipt.State]
+_RECEIPT_PATTERN = rf"^[0-9]{{{RECEIPT_NUMBER_LENGTH}}}$"
+
+
+def _one_of(values: list[str], description: str) -> dict[str, str]:
+    """A closed set of strings, as a pattern: an enum named "state" would collide with the tickets' own."""
+    return {"type": "string", "pattern": f"^({'|'.join(values)})$", "description": description}
+
+
+@extend_schema_field(_one_of(_STATES, "requested -> confirmed -> paid, or void."))
+class _StateField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(_one_of(list(HANDPAY_KINDS), "jackpot or cancelled_credits."))
+class _KindField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(_one_of(["requested"], "Always requested in the answer to the request."))
+class _RequestedField(serializers.CharField):
+    pass
+
+
+class HandpayRequestSchema(serializers.Serializer):
+    request_id = serializers.CharField(
+        min_length=1, max_length=64, help_text="Chosen by the machine, unique per machine."
+    )
+    amount = serializers.RegexField(AMOUNT_PATTERN, help_text="Euros as a string, at most three decimals, > 0.")
+    kind = _KindField()
+
+
+class HandpayCreatedSchema(serializers.Serializer):
+    receipt_number = serializers.RegexField(_RECEIPT_PATTERN)
+    state = _RequestedField()
+    amount = serializers.RegexField(AMOUNT_PATTERN)
+    kind = _KindField()
+    requested_at = serializers.DateTimeField()
+
+
+class HandpaySchema(serializers.Serializer):
+    receipt_number = serializers.RegexField(_RECEIPT_PATTERN)
+    state = _StateField()
+    amount = serializers.RegexField(AMOUNT_PATTERN)
+    kind = _KindField()
+    requested_at = serializers.DateTimeField()
+    confirmed_at = serializers.DateTimeField(allow_null=True)
+    paid_at = serializers.DateTimeField(allow_null=True)
+
+
+_RECEIPT_PARAM = OpenApiParameter(
+    "receipt_number",
+    {"type": "string", "pattern": _RECEIPT_PATTERN},
+    OpenApiParameter.PATH,
+    description="13 digits, the last a Damm check digit, as the POST answered it.",
+)
+
+
+def _handpay_body(receipt: MachineReceipt, machine: Machine, *, full: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "receipt_number": receipt.number,
+        "state": receipt.state,
+        "amount": format_amount(receipt.amount),
+        "kind": receipt.kind,
+        "requested_at": _local(receipt.created_at, machine),
+    }
+    if full:
+        body["confirmed_at"] = _local(receipt.confirmed_at, machine)
+        body["paid_at"] = _local(receipt.paid_at, machine)
+    return body
+
+
+class HandpayRequestView(MachineAPIView):
+    @extend_schema(
+        operation_id="handpay_request",
+        summary="A win the machine does not pay itself: ask for a handpay",
+        request=HandpayRequestSchema,
+        responses={
+            201: HandpayCreatedSchema,
+            **_ERRORS,
+            409: OpenApiResponse(ErrorSchema, description="handpay_pending or request_id_reused"),
+        },
+    )
+    def post(self, request: Request) -> HttpResponseBase:
+        machine = self.machine(request)
+        body = _body(request)
+        request_id = _request_id(body)
+
+        def handle() -> Response:
+            try:
+                amount = parse_amount(body.get("amount"))
+            except InvalidAmount:
+                raise ApiError(
+                    422, "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
+                ) from None
+            kind = _choice(body, "kind", HANDPAY_KINDS)
+            try:
+                receipt = handpay_request(machine=machine, amount=amount, kind=kind, request_id=request_id)
+            except CashDeskError as error:
+                if error.code == "handpay_pending":
+                    return error_response(409, error.code, "This machine already has a handpay that is requested.")
+                raise ApiError(422, error.code, error.message) from None
+            return Response(_handpay_body(receipt, machine, full=False), status=201)
+
+        return run_idempotent(
+            machine=machine,
+            request_id=request_id,
+            fingerprint_=fingerprint("handpay", "", body),
+            handler=handle,
+        )
+
+
+class HandpayDetailView(MachineAPIView):
+    @extend_schema(
+        operation_id="handpay_get",
+        summary="A handpay's state: the machine clears its lockup once it is confirmed, paid or void",
+        parameters=[_RECEIPT_PARAM],
+        responses={
+            200: HandpaySchema,
+            **{k: v for k, v in _ERRORS.items() if k not in (400, 409, 413, 415, 422)},
+            404: OpenApiResponse(ErrorSchema, description="not_found (also another machine's handpay)"),
+        },
+    )
+    def get(self, request: Request, receipt_number: str) -> Response:
+        machine = self.machine(request)
+        receipt = MachineReceipt.objects.filter(
+            machine=machine, source=MachineReceipt.Source.MACHINE, number=receipt_number.strip()[:20]
+        ).first()
+        if receipt is None:
+            return error_response(404, "not_found", "This machine has no handpay with this receipt number.")
+        return Response(_handpay_body(receipt, machine, full=True))
