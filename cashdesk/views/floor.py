@@ -38,7 +38,7 @@ def machine_receipts(request: StaffRequest) -> HttpResponse:
                 messages.success(
                     request,
                     _("Receipt %(number)s (check code %(code)s) recorded; print it for the player.")
-                    % {"number": receipt.display_number, "code": receipt.check_code},
+                    % {"number": receipt.number, "code": receipt.check_code},
                 )
                 return redirect("floor-receipts")
     context = {

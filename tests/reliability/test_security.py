@@ -43,6 +43,8 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "shift-report-pdf": ("GET", {"cashier", "shift_supervisor", "manager"}),
     "machine-receipt-pdf": ("GET", {"cashier", "floor_attendant"}),
     "floor-receipts": ("GET", {"floor_attendant"}),
+    "floor-receipt-pdf": ("GET", {"floor_attendant"}),  # only receipts he wrote or confirmed (per object)
+    "floor-handpay-confirm": ("POST", {"floor_attendant"}),
     "supervisor": ("GET", {"shift_supervisor", "compliance_officer"}),
     "approve-transfer": ("POST", {"shift_supervisor"}),
     "approve-reversal": ("POST", {"shift_supervisor"}),
@@ -50,6 +52,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "resolve-stuck": ("POST", {"shift_supervisor"}),
     "void-ticket": ("POST", {"shift_supervisor"}),
     "reprint-voucher": ("POST", {"shift_supervisor"}),
+    "void-handpay": ("POST", {"shift_supervisor"}),
     "supervisor-vault": ("GET", {"shift_supervisor"}),
     "lockouts": ("GET", {"shift_supervisor"}),
     "lockout-lift": ("POST", {"shift_supervisor"}),
@@ -73,6 +76,8 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "ticket-authorize": ("POST", "machine"),
     "ticket-commit": ("POST", "machine"),
     "ticket-detail": ("GET", "machine"),
+    "api-handpay-request": ("POST", "machine"),
+    "api-handpay-detail": ("GET", "machine"),
 }
 
 
