@@ -7,10 +7,12 @@ receipt's row in the step's own transaction; the row's check constraint
 keeps the state and those fields consistent.
 """
 
+import datetime as dt
 from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -137,3 +139,25 @@ def handpay_void(*, receipt_id: int, casino_id: int, user: User, reason: str) ->
         )
         receipt.refresh_from_db()
         return receipt
+
+
+def handpays_at_machines(
+    casino: object, machine_ids: list[int], begin: dt.datetime, finish: dt.datetime
+) -> dict[int, tuple[int, Decimal]]:
+    """The handpays each machine made in [begin, finish), for the meter reconciliation (tickets.reconciliation).
+
+    A machine's handpay meters count a handpay when it is reset at the machine, which is when the attendant
+    confirms it there: machine-started handpays confirmed in the window, paid or not, unless voided.
+    """
+    rows = (
+        MachineReceipt.objects.filter(
+            machine_id__in=machine_ids,
+            source=MachineReceipt.Source.MACHINE,
+            confirmed_at__gte=begin,
+            confirmed_at__lt=finish,
+        )
+        .exclude(state=MachineReceipt.State.VOID)
+        .values("machine_id")
+        .annotate(n=Count("pk"), total=Sum("amount"))
+    )
+    return {row["machine_id"]: (row["n"], row["total"]) for row in rows}

@@ -1,5 +1,6 @@
 """Issue 13: handpays, machine receipts the machine asks for: requested -> confirmed -> paid, or void."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
@@ -321,3 +322,23 @@ def test_receipts_written_before_handpays_keep_their_printed_numbers():
     assert (kept.source, kept.kind, kept.state) == ("floor", "floor", "confirmed")
     assert (kept.confirmed_by_id, kept.confirmed_at) == (attendant.pk, written)
     assert parse_receipt_number("TOR-R000123") == kept.number
+
+
+# --- The meter reconciliation's handpay figure ---------------------------------------------
+
+
+def test_the_reconciliation_counts_the_handpays_confirmed_at_each_machine(machine, floor, supervisor):
+    from cashdesk.services.handpays import handpays_at_machines
+    from tickets import reconciliation
+
+    assert handpays_at_machines in reconciliation.handpay_sources()  # registered by the app at start
+    begin = timezone.now()
+    _request(machine, amount="100.00", request_id="waiting")  # requested, not confirmed: not on the meter yet
+    receipt = MachineReceipt.objects.get(request_id="waiting")
+    handpay_void(receipt_id=receipt.pk, casino_id=receipt.casino_id, user=supervisor, reason="test lockup")
+    confirmed = _confirm(_request(machine, amount="2500.50", request_id="won"), floor)
+    _request(machine, amount="40.00", request_id="later")  # still waiting at the end
+    finish = timezone.now()
+    assert confirmed.confirmed_at is not None
+    assert handpays_at_machines(machine.casino, [machine.pk], begin, finish) == {machine.pk: (1, Decimal("2500.50"))}
+    assert handpays_at_machines(machine.casino, [machine.pk], finish, finish + dt.timedelta(hours=1)) == {}
