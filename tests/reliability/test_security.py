@@ -76,6 +76,9 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "ticket-authorize": ("POST", "machine"),
     "ticket-commit": ("POST", "machine"),
     "ticket-detail": ("GET", "machine"),
+    "validation-pool": ("POST", "machine"),
+    "ticket-offline": ("POST", "machine"),
+    "meters": ("POST", "machine"),
     "api-handpay-request": ("POST", "machine"),
     "api-handpay-detail": ("GET", "machine"),
 }
