@@ -1,12 +1,12 @@
 import datetime as dt
 import math
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from machines.models import Casino, Machine
 from tickets.exceptions import TicketNotFound
-from tickets.models import LookupFailure, Ticket, TicketState
+from tickets.models import LookupFailure, ReservedNumber, Ticket, TicketState
 
 
 def ticket_get_for_machine(*, machine: Machine, validation_number: str) -> Ticket:
@@ -45,3 +45,28 @@ def stuck_redemptions(*, casino: Casino | None = None, now: dt.datetime | None =
     if casino is not None:
         tickets = tickets.filter(casino=casino)
     return tickets.select_related("holder_machine", "casino").order_by("hold_expires_at")
+
+
+def offline_validation_by_machine(casino: Casino) -> list[dict[str, object]]:
+    """Per machine with any reservation: the numbers reserved and not yet reported, and the tickets it
+    reported offline (in all, and those of the last 24 hours); machines by asset number."""
+    since = timezone.now() - dt.timedelta(hours=24)
+    rows = (
+        ReservedNumber.objects.filter(casino=casino)
+        .values("machine__asset_number")
+        .annotate(
+            outstanding=Count("pk", filter=Q(ticket__isnull=True)),
+            reported=Count("pk", filter=Q(ticket__isnull=False)),
+            reported_recently=Count("pk", filter=Q(ticket__isnull=False, reported_at__gte=since)),
+        )
+        .order_by("machine__asset_number")
+    )
+    return [
+        {
+            "machine": row["machine__asset_number"],
+            "outstanding": row["outstanding"],
+            "reported": row["reported"],
+            "reported_recently": row["reported_recently"],
+        }
+        for row in rows
+    ]

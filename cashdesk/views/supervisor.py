@@ -17,7 +17,7 @@ from staff.access import StaffRequest, role_required, staff_casino
 from tickets.models import Ticket
 from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
-from tickets.selectors import stuck_redemptions
+from tickets.selectors import offline_validation_by_machine, stuck_redemptions
 
 SUPERVISOR = "staff.supervise_desk"
 DECIDER = "staff.decide_hold"
@@ -44,6 +44,7 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
             open_shifts=selectors.open_shifts(casino),
             handpays=open_handpays(casino.pk),
             handpay_void_form=HandpayVoidForm(auto_id=False),
+            offline_validation=offline_validation_by_machine(casino),
         )
     return render(request, "cashdesk/supervisor.html", context)
 

@@ -1,6 +1,7 @@
 """Offline validation beyond the machine API: the cash desk, the daily report and the admin."""
 
 import datetime as dt
+import re
 
 import pytest
 import time_machine
@@ -9,6 +10,7 @@ from django.test import Client
 from cashdesk import reports, services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashDesk
+from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.conftest import MachineClient
 from tests.factories import make_user
@@ -172,3 +174,20 @@ def test_the_database_keeps_a_reservation_fixed_and_reported_once(api, make_api)
     for attempt in attempts:
         with pytest.raises(IntegrityError), transaction.atomic():
             attempt()
+
+
+def test_the_supervisor_sees_each_machines_reserved_numbers_and_offline_tickets(api, make_api, casino):
+    other = make_api()
+    numbers = _reserve(api, 3)
+    _reserve(other, 2)
+    _report(api, numbers[0])
+    supervisor = make_user("rasa", "shift_supervisor")
+    StaffAssignment.objects.create(user=supervisor, casino=casino)
+    client = Client()
+    client.force_login(supervisor)
+    page = client.get("/supervisor/").content.decode()
+    section = page[page.index('id="offline-validation"') :]
+    section = section[: section.index("</table>")]
+    rows = re.findall(r"<tr><td>([^<]+)</td><td class=\"num\">(\d+)</td><td class=\"num\">(\d+)</td>", section)
+    assert rows == [(api.machine.asset_number, "2", "1"), (other.machine.asset_number, "2", "0")]
+    assert numbers[1] not in page  # counts, never the numbers
