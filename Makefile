@@ -13,7 +13,7 @@ TEST_ENV := SECRET_KEY=test-only-secret-key-not-for-production DATABASE_URL=$(TE
 	REGISTER_CHAIN_KEYS=test-only-register-chain-key-not-for-production
 DEMO_ENV := CASINO_DEMO=1 DEBUG=1
 
-.PHONY: install run migrate demo worker lint typecheck test pytest check-deploy services system-packages clean
+.PHONY: install run simulate migrate demo worker lint typecheck test pytest check-deploy services system-packages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ run: demo
 	$(DEMO_ENV) $(BIN)/celery -A casino_office worker --beat --pool=solo --loglevel=INFO & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(DEMO_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
+
+# A living floor for the demo: with `make run` going, in another terminal. Simulated machines cash out, play
+# one another's tickets, send meters, go offline, ask for handpays; the run ends with their reconciliation.
+SIMULATE_ARGS ?= --machines 6 --minutes 240 --pace 0.5
+simulate: install
+	$(DEMO_ENV) $(PY) manage.py simulate_floor --url http://$(HOST):$(PORT) $(SIMULATE_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

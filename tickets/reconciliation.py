@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, Q, Sum
+from django.db import connections
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from machines.models import Casino, Machine, MeterReading, MeterReconciliation
@@ -139,6 +140,27 @@ def _ticket_totals(casino: Casino, by: str, field_: str, begin: dt.datetime, fin
 def reconcile_day(casino: Casino, day: dt.date, *, using: str = "default") -> list[MachineDay]:
     """Every machine of the casino (enrolled and not retired, or active in the day): its meters against the system."""
     begin, finish = casino.gaming_day_bounds(day)
+    return reconcile_window(casino, begin, finish, day=day, using=using)
+
+
+def _last_readings_at_or_before(casino: Casino, moment: dt.datetime, using: str) -> dict[int, MeterReading]:
+    """Each machine's last reading at or before `moment` (DISTINCT ON where the database has it)."""
+    before = MeterReading.objects.using(using).filter(machine__casino=casino, read_at__lte=moment)
+    if connections[using].features.can_distinct_on_fields:
+        return {
+            reading.machine_id: reading
+            for reading in before.order_by("machine_id", "-read_at", "-id").distinct("machine_id")
+        }
+    latest = before.filter(machine_id=OuterRef("machine_id")).order_by("-read_at", "-id").values("id")[:1]
+    return {reading.machine_id: reading for reading in before.filter(id=Subquery(latest))}
+
+
+def reconcile_window(
+    casino: Casino, begin: dt.datetime, finish: dt.datetime, *, day: dt.date | None = None, using: str = "default"
+) -> list[MachineDay]:
+    """As `reconcile_day`, over any window: readings after `begin` up to `finish`, tickets from `begin` to before
+    `finish`; the start is each machine's last reading at or before `begin` (the floor simulator's run)."""
+    day = day if day is not None else casino.gaming_day(begin)
     in_day: dict[int, list[MeterReading]] = {}
     for reading in (
         MeterReading.objects.using(using)
@@ -146,13 +168,7 @@ def reconcile_day(casino: Casino, day: dt.date, *, using: str = "default") -> li
         .order_by("machine_id", "read_at", "id")
     ):
         in_day.setdefault(reading.machine_id, []).append(reading)
-    starts = {
-        reading.machine_id: reading
-        for reading in MeterReading.objects.using(using)
-        .filter(machine__casino=casino, read_at__lte=begin)
-        .order_by("machine_id", "-read_at", "-id")
-        .distinct("machine_id")
-    }
+    starts = _last_readings_at_or_before(casino, begin, using)
     printed = _ticket_totals(casino, "issuing_machine", "printed_at", begin, finish, using)
     redeemed = _ticket_totals(casino, "redeemed_by_machine", "redeemed_at", begin, finish, using)
     machines = _machines(casino, [*in_day, *printed, *redeemed], using)

@@ -1,0 +1,171 @@
+"""The floor simulator (issue 13): simulated machines through the real API on gunicorn and PostgreSQL.
+
+A short simulated day with no injected fault reconciles to zero on every machine; with `--faults` the
+reconciliation shows exactly the lost prints and meter jumps the run injected, and nothing else.
+"""
+
+import datetime as dt
+import re
+import sys
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from django.db import connections
+
+from machines.models import Machine
+from tests.factories import MachineFactory
+from tests.reliability.processes import ADMIN_URL, free_port, gunicorn, run, service_env
+from tickets.api.meters import meter_reading_record
+from tickets.models import Ticket
+from tickets.reconciliation import reconcile_day, reconcile_window
+
+DATABASE = "casino_simulate_floor"
+
+# --- reconcile_window, which the simulator reconciles its run with ----------------------------------------------
+
+
+def _reading(machine: Machine, moment: dt.datetime, out: tuple[int, str], request_id: str) -> None:
+    values = {
+        "ticket_out_count": out[0],
+        "ticket_out_amount": Decimal(out[1]),
+        "ticket_in_count": 0,
+        "ticket_in_amount": Decimal("0"),
+    }
+    meter_reading_record(machine=machine, read_at=moment, values=values, request_id=request_id)
+
+
+def _printed(machine: Machine, amount: str, moment: dt.datetime, number: str, sequence: int) -> None:
+    Ticket.objects.create(
+        validation_number=number,
+        casino=machine.casino,
+        issuing_machine=machine,
+        sequence=sequence,
+        amount=Decimal(amount),
+        state="issued",
+        issued_at=moment,
+        printed_at=moment,
+        expires_at=moment + dt.timedelta(days=30),
+    )
+
+
+@pytest.fixture
+def window_floor(casino: Any) -> dict[str, Any]:
+    machine = MachineFactory(casino=casino, asset_number="S1")
+    noon = dt.datetime(2026, 11, 30, 12, tzinfo=casino.zoneinfo)
+    _reading(machine, noon - dt.timedelta(hours=2), (10, "100.00"), "r1")  # the day's start
+    _printed(machine, "5.00", noon - dt.timedelta(hours=1), f"{1:018d}", 1)  # before the window
+    _reading(machine, noon, (11, "105.00"), "r2")  # the window's start
+    _printed(machine, "7.00", noon + dt.timedelta(minutes=10), f"{2:018d}", 2)
+    _reading(machine, noon + dt.timedelta(minutes=20), (13, "120.00"), "r3")  # a ticket more than the system has
+    return {"machine": machine, "begin": noon, "finish": noon + dt.timedelta(minutes=20, microseconds=1)}
+
+
+def _lines(entry: Any) -> dict[str, Any]:
+    return {line.meter: (line.change, line.system, line.difference) for line in entry.lines}
+
+
+def test_a_window_counts_from_the_last_reading_at_its_start_and_only_its_tickets(casino, window_floor):
+    entry = next(
+        e
+        for e in reconcile_window(casino, window_floor["begin"], window_floor["finish"])
+        if e.machine == window_floor["machine"]
+    )
+    found = _lines(entry)
+    assert found["ticket_out_count"] == (2, 1, 1)
+    assert found["ticket_out_amount"] == (Decimal("15.00"), Decimal("7.00"), Decimal("8.00"))
+    assert entry.has_start_reading
+    assert entry.readings == 1
+    assert entry.day == dt.date(2026, 11, 30)
+
+
+def test_the_day_is_the_window_of_its_bounds(casino, window_floor):
+    day = dt.date(2026, 11, 30)
+    by_day = _lines(reconcile_day(casino, day)[0])
+    assert by_day == _lines(reconcile_window(casino, *casino.gaming_day_bounds(day))[0])
+    assert by_day["ticket_out_count"] == (3, 2, 1)
+
+
+def test_without_distinct_on_the_starting_readings_are_the_same(casino, window_floor, monkeypatch):
+    """SQLite (`make run`) has no DISTINCT ON: the portable query finds the same starting reading."""
+    expected = _lines(reconcile_window(casino, window_floor["begin"], window_floor["finish"])[0])
+    monkeypatch.setattr(connections["default"].features, "can_distinct_on_fields", False)
+    assert _lines(reconcile_window(casino, window_floor["begin"], window_floor["finish"])[0]) == expected
+
+
+# --- The simulator against the real server ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """A fresh database with the demo casinos, served by gunicorn (the shipped config)."""
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {DATABASE}")
+    env = service_env(
+        CASINO_DEMO="1",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}",
+        CASINO_VAR_DIR=str(tmp_path / "var"),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LANGUAGE_CODE="en",
+    )
+    try:
+        for command in (["migrate", "--noinput", "-v0"], ["seed_demo"]):
+            run([sys.executable, "manage.py", *command], env=env)
+        port = free_port()
+        with gunicorn(env, port, workers=2, output=tmp_path / "gunicorn.log") as process:
+            yield {"url": f"http://127.0.0.1:{port}", "env": env, "log": tmp_path / "gunicorn.log"}
+            assert process.poll() is None, "gunicorn died"
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+
+
+def _simulate(server: dict[str, Any], *more: str) -> tuple[int, str]:
+    command = [sys.executable, "manage.py", "simulate_floor", "--machines", "4", "--minutes", "60", "--seed", "1"]
+    result = run([*command, "--url", server["url"], *more], env=server["env"], check=False)
+    return result.returncode, result.stdout + result.stderr
+
+
+ROW = re.compile(r"^  (\d{4})\s+(\w+)\s+(\S+)\s+(\S+)\s+(\S+)$", re.MULTILINE)
+FAULT = re.compile(r"^  (\d{4})\s+injected: (lost print of |meter jump: )(\S+)(?: \+(\S+))?", re.MULTILINE)
+
+
+def _differences(output: str) -> dict[tuple[str, str], Decimal]:
+    """(machine, meter) -> difference, for the report's rows whose difference is not zero."""
+    return {
+        (asset, meter): Decimal(difference)
+        for asset, meter, _change, _system, difference in ROW.findall(output)
+        if difference != "—" and Decimal(difference) != 0
+    }
+
+
+@pytest.mark.slow
+def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(server):
+    code, output = _simulate(server)
+    assert code == 0, output[-3000:]
+    assert "Result: all 4 machines reconcile to zero" in output
+    rows = ROW.findall(output)
+    assert {row[0] for row in rows} == {"1001", "1002", "1003", "1004"}
+    assert _differences(output) == {}
+    assert re.search(r"\d+ tickets printed", output), output[-3000:]
+    assert re.search(r"\d+ ticket-ins", output), output[-3000:]
+    assert not re.search(r"\d{18}", output), "a whole validation number in the output"
+
+    code, output = _simulate(server, "--faults")
+    assert code == 0, output[-3000:]
+    assert "Result: the differences are exactly the 3 injected faults" in output
+    expected: dict[tuple[str, str], Decimal] = {}
+    for asset, kind, first, second in FAULT.findall(output):
+        if kind == "lost print of ":
+            expected[(asset, "ticket_out_count")] = expected.get((asset, "ticket_out_count"), Decimal(0)) + 1
+            key = (asset, "ticket_out_amount")
+            expected[key] = expected.get(key, Decimal(0)) + Decimal(first)
+        else:
+            expected[(asset, first)] = expected.get((asset, first), Decimal(0)) + Decimal(second)
+    assert len(FAULT.findall(output)) == 3, output[-3000:]
+    assert _differences(output) == expected
+    assert "Traceback" not in server["log"].read_text()

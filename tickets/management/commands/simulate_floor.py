@@ -1,0 +1,553 @@
+"""A floor of simulated machines driven through the real machine API, then reconciled (issue 13).
+
+Each simulated machine plays through `--minutes` simulated minutes: cashouts (issue + printed), ticket-ins of
+the other machines' tickets (authorize + commit), now and then a handpay, spells offline in which it prints
+from its validation pool and reports the tickets when it is back, and a meter reading every few minutes, with
+one at the start and one at the end. Its lifetime meters follow exactly what it did, so a run without faults
+reconciles to zero on every machine. `--faults` injects a few lost prints (the meter counts a ticket whose
+print report never reaches the host) and meter jumps (a meter grows without a ticket); the report must then
+show exactly those.
+
+Simulated minutes are compressed (`--pace` real seconds each, none by default) and every time stamp is real:
+the tickets get the server's clock and the readings and offline prints the machine's, both this computer's.
+So the reconciliation runs over the real window of the run (`tickets.reconciliation.reconcile_window`).
+
+Ticket numbers are shown by their last four digits only, as in the logs.
+"""
+
+import datetime as dt
+import json
+import random
+import signal
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from machines.models import Casino, Machine, MeterReading
+from tickets.reconciliation import RECONCILED_METERS, reconcile_window
+
+CENT = Decimal("0.01")
+READ_EVERY = 5  # simulated minutes between readings (the contract asks for at most 15)
+POOL = 5  # validation numbers a machine keeps for offline cashouts
+# Chances per machine and simulated minute.
+P_CASHOUT = Decimal("0.15")
+P_TICKET_IN = Decimal("0.15")
+P_HANDPAY = Decimal("0.006")
+P_OFFLINE = Decimal("0.02")
+P_PRINT_FAILS = Decimal("0.03")
+COUNT_METERS = ("ticket_out_count", "ticket_in_count", "handpay_count", "games_played")
+AMOUNT_METERS = ("ticket_out_amount", "ticket_in_amount", "handpay_amount", "bills_in_amount")
+
+
+def tail(number: str) -> str:
+    return f"…{number[-4:]}"
+
+
+class ApiError(CommandError):
+    pass
+
+
+class Api:
+    """One machine's view of the API: JSON in and out, retried with the same request_id when the line drops."""
+
+    def __init__(self, base_url: str, key: str) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise CommandError(f"--url must be an http:// or https:// address, not {base_url!r}")
+        self.base = base_url.rstrip("/") + "/api/v1/"
+        self.key = key
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": f"Bearer {self.key}", "Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        for attempt in range(5):
+            # The scheme is checked in __init__ (http or https only).
+            request = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)  # noqa: S310
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+                    return response.status, json.loads(response.read() or b"{}")
+            except urllib.error.HTTPError as error:
+                raw = error.read()
+                try:
+                    payload = json.loads(raw or b"{}")
+                except ValueError:
+                    payload = {"code": "not_json", "detail": raw[:200].decode(errors="replace")}
+                return error.code, payload if isinstance(payload, dict) else {"detail": payload}
+            except (urllib.error.URLError, OSError) as error:
+                if attempt == 4:
+                    raise ApiError(f"{method} {path}: no answer from {self.base} ({error})") from error
+                time.sleep(0.5 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def post(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        return self.call("POST", path, {"request_id": uuid.uuid4().hex, **body})
+
+    def get(self, path: str) -> tuple[int, dict[str, Any]]:
+        return self.call("GET", path)
+
+
+@dataclass
+class Fault:
+    kind: str  # "lost_print" or "meter_jump"
+    minute: int
+    amount: Decimal
+    meter: str = ""  # the meter that jumps
+    done_at: int | None = None
+    number: str = ""
+
+    def expected(self) -> dict[str, int | Decimal]:
+        if self.kind == "lost_print":
+            return {"ticket_out_count": 1, "ticket_out_amount": self.amount}
+        return {self.meter: self.amount}
+
+    def describe(self) -> str:
+        if self.kind == "lost_print":
+            return (
+                f"lost print of {self.amount} EUR (ticket {tail(self.number)}): "
+                f"ticket_out_count +1, ticket_out_amount +{self.amount}"
+            )
+        return f"meter jump: {self.meter} +{self.amount} without a ticket"
+
+
+@dataclass
+class SimMachine:
+    asset: str
+    api: Api
+    meters: dict[str, int | Decimal]
+    sequence: int = 0
+    pool: list[str] = field(default_factory=list)
+    offline_until: int | None = None
+    unreported: list[dict[str, Any]] = field(default_factory=list)
+    handpay: tuple[str, Decimal] | None = None  # (receipt number, amount) while locked up waiting for it
+    faults: list[Fault] = field(default_factory=list)
+    read_offset: int = 0
+
+    @property
+    def online(self) -> bool:
+        return self.offline_until is None
+
+    def add(self, meter: str, value: int | Decimal) -> None:
+        self.meters[meter] += value
+
+    def body(self) -> dict[str, Any]:
+        return {
+            name: (str(value.quantize(CENT)) if isinstance(value, Decimal) else value)
+            for name, value in self.meters.items()
+        }
+
+
+def money(rng: random.Random, low: int, high: int) -> Decimal:
+    """A random amount of euros and cents between low and high euros."""
+    return (Decimal(rng.randint(low * 100, high * 100)) / 100).quantize(CENT)
+
+
+def chance(rng: random.Random, p: Decimal) -> bool:
+    return Decimal(rng.random()) < p
+
+
+class Command(BaseCommand):
+    help = (
+        "Drive simulated machines through the machine API (cashouts, ticket-ins, readings, handpays, offline "
+        "spells), then reconcile their meters for the run. Exit 1 if the result is not what the run did."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--machines", type=int, default=4, help="How many machines (default 4).")
+        parser.add_argument("--minutes", type=int, default=60, help="Simulated minutes (default 60).")
+        parser.add_argument("--url", default="http://127.0.0.1:8000", help="The running server's base URL.")
+        parser.add_argument("--casino", default="TOR", help="The casino's code (default TOR).")
+        parser.add_argument(
+            "--keys",
+            default="demo-{casino}-{asset}",
+            help="The machines' API keys: a pattern with {casino} (code in lower case) and {asset} "
+            "(default: seed_demo's demo-{casino}-{asset}), or a file of 'asset key' lines.",
+        )
+        parser.add_argument("--faults", action="store_true", help="Inject lost prints and meter jumps.")
+        parser.add_argument("--seed", type=int, default=None, help="Random seed, for a reproducible run.")
+        parser.add_argument("--pace", type=float, default=0.0, help="Real seconds per simulated minute (default 0).")
+
+    # --- set-up ---------------------------------------------------------------------------------------------
+
+    def _keys(self, pattern: str, casino: Casino, assets: list[str]) -> dict[str, str]:
+        path = Path(pattern)
+        if "{" not in pattern and path.is_file():
+            found = dict(line.split(None, 1) for line in path.read_text().splitlines() if line.strip())
+            missing = [asset for asset in assets if asset not in found]
+            if missing:
+                raise CommandError(f"no key for machine(s) {', '.join(missing)} in {pattern}")
+            return {asset: found[asset].strip() for asset in assets}
+        return {asset: pattern.format(casino=casino.code.lower(), asset=asset) for asset in assets}
+
+    def _start_meters(self, machine: Machine, rng: random.Random) -> dict[str, int | Decimal]:
+        """Go on from the machine's last reading, or make up a lifetime's meters for a machine that never sent one."""
+        last = MeterReading.objects.filter(machine=machine).order_by("-read_at", "-id").first()
+        meters: dict[str, int | Decimal] = {}
+        for name in COUNT_METERS:
+            value = last.meter(name) if last else None
+            meters[name] = int(value) if value is not None else rng.randint(100, 5000)
+        for name in AMOUNT_METERS:
+            value = last.meter(name) if last else None
+            meters[name] = Decimal(value) if value is not None else money(rng, 1000, 90000)
+        return meters
+
+    def say(self, minute: int, asset: str, text: str) -> None:
+        self.stdout.write(f"[{minute // 60:02d}:{minute % 60:02d}] {asset} {text}")
+
+    # --- the run --------------------------------------------------------------------------------------------
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        count, minutes = options["machines"], options["minutes"]
+        if count < 2 or minutes < 10:
+            raise CommandError("--machines must be at least 2 and --minutes at least 10")
+        seed = options["seed"] if options["seed"] is not None else random.SystemRandom().randrange(1 << 30)
+        rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, no secret is drawn from it
+        self.verbosity = int(options["verbosity"])
+        casino = Casino.objects.filter(code=options["casino"]).first()
+        if casino is None:
+            raise CommandError(f"no casino {options['casino']}")
+        chosen = list(
+            Machine.objects.filter(casino=casino, status=Machine.Status.ACTIVE, ticket_enrolled=True).order_by(
+                "asset_number"
+            )[:count]
+        )
+        if len(chosen) < count:
+            raise CommandError(f"casino {casino.code} has {len(chosen)} active enrolled machines, not {count}")
+        keys = self._keys(options["keys"], casino, [m.asset_number for m in chosen])
+        # Made-up lifetime meters come from a generator of their own, so the run's events follow from the seed
+        # alone, whether or not the machines have readings already.
+        floor = [
+            SimMachine(
+                m.asset_number,
+                Api(options["url"], keys[m.asset_number]),
+                self._start_meters(m, random.Random(f"{seed}-{m.asset_number}")),  # noqa: S311 - a simulation
+            )
+            for m in chosen
+        ]
+        for index, machine in enumerate(floor):
+            machine.read_offset = index % READ_EVERY
+        if options["faults"]:
+            self._plan_faults(floor, minutes, rng)
+        self.stdout.write(
+            f"Floor simulation: casino {casino.code}, {count} machines ({', '.join(m.asset for m in floor)}), "
+            f"{minutes} simulated minutes, seed {seed}, faults {'on' if options['faults'] else 'off'}, "
+            f"server {options['url']}"
+        )
+        self.handpays = True
+        self.pocket: list[tuple[str, Decimal, str]] = []  # tickets players carry: (number, amount, printer)
+        self.tally: dict[str, int] = {}
+        for machine in floor:
+            self._reading(machine, 0, first=True)
+            self._top_up_pool(machine, 0)
+        begin = timezone.now()
+        # Ctrl-C ends the day early, between two minutes (never halfway through a machine's exchange); the
+        # machines still close it and it is reconciled. A second Ctrl-C stops at once.
+        stop: list[int] = []
+
+        def interrupted(signum: int, frame: Any) -> None:
+            if stop:
+                raise KeyboardInterrupt
+            stop.append(signum)
+
+        end = minutes
+        previous = signal.signal(signal.SIGINT, interrupted)
+        try:
+            for minute in range(1, minutes):
+                for machine in floor:
+                    self._minute(machine, minute, minutes, rng)
+                if stop:
+                    end = minute + 1
+                    self.stdout.write(f"Interrupted: the day ends at [{end // 60:02d}:{end % 60:02d}]")
+                    break
+                if options["pace"]:
+                    time.sleep(options["pace"])
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        for machine in floor:
+            self._close(machine, end)
+        finish = timezone.now() + dt.timedelta(microseconds=1)
+        self._report(casino, floor, begin, finish, options["faults"])
+
+    def _plan_faults(self, floor: list[SimMachine], minutes: int, rng: random.Random) -> None:
+        """Two lost prints and one meter jump, on machines and at minutes chosen by the seed."""
+        for kind in ("lost_print", "lost_print", "meter_jump"):
+            machine = rng.choice(floor)
+            minute = rng.randint(2, max(3, minutes - 3))
+            meter = rng.choice(("ticket_out_amount", "ticket_in_amount")) if kind == "meter_jump" else ""
+            machine.faults.append(Fault(kind, minute, money(rng, 10, 200), meter))
+
+    def _count(self, what: str) -> None:
+        self.tally[what] = self.tally.get(what, 0) + 1
+
+    def _minute(self, machine: SimMachine, minute: int, minutes: int, rng: random.Random) -> None:
+        if not machine.online and machine.offline_until is not None and minute >= machine.offline_until:
+            self._back_online(machine, minute)
+        for fault in machine.faults:
+            if fault.done_at is None and minute >= fault.minute and (fault.kind == "meter_jump" or machine.online):
+                self._inject(machine, fault, minute)
+        if machine.handpay is not None:
+            if machine.online and minute % 2 == 0:
+                self._poll_handpay(machine, minute)
+        else:
+            machine.add("games_played", rng.randint(4, 20))
+            if chance(rng, Decimal("0.1")):
+                machine.add("bills_in_amount", Decimal(rng.choice((10, 20, 50, 100))))
+            if chance(rng, P_CASHOUT):
+                self._cashout(machine, minute, money(rng, 1, 300), rng)
+            if machine.online and chance(rng, P_TICKET_IN):
+                self._ticket_in(machine, minute, rng)
+            if machine.online and self.handpays and chance(rng, P_HANDPAY):
+                self._request_handpay(machine, minute, money(rng, 1200, 9000), rng)
+            elif machine.online and minute < minutes - 4 and chance(rng, P_OFFLINE):
+                machine.offline_until = minute + rng.randint(4, 10)
+                self.say(
+                    minute,
+                    machine.asset,
+                    f"loses the host until [{machine.offline_until // 60:02d}:{machine.offline_until % 60:02d}]",
+                )
+                self._count("offline spells")
+        if minute % READ_EVERY == machine.read_offset:
+            if machine.online:
+                self._reading(machine, minute)
+            elif self.verbosity > 1:
+                self.say(minute, machine.asset, "reading not sent (offline)")
+
+    def _close(self, machine: SimMachine, minute: int) -> None:
+        """The day's end: back online, faults not yet injected injected now, the final reading."""
+        if not machine.online:
+            self._back_online(machine, minute)
+        for fault in machine.faults:
+            if fault.done_at is None:
+                self._inject(machine, fault, minute)
+        if machine.handpay is not None:
+            self._poll_handpay(machine, minute)
+            if machine.handpay is not None:
+                self.say(minute, machine.asset, "still locked up: its handpay waits for an attendant")
+        self._reading(machine, minute, last=True)
+
+    # --- what a machine does --------------------------------------------------------------------------------
+
+    def _check(self, status: int, payload: dict[str, Any], expected: int, what: str) -> None:
+        if status != expected:
+            raise CommandError(f"{what}: HTTP {status} {payload.get('code', '')} {payload.get('detail', '')}".strip())
+
+    def _reading(self, machine: SimMachine, minute: int, first: bool = False, last: bool = False) -> None:
+        read_at = timezone.now().isoformat()
+        status, payload = machine.api.post("meters", {"read_at": read_at, "meters": machine.body()})
+        self._check(status, payload, 201, f"machine {machine.asset} reading")
+        if payload.get("reset"):
+            self.say(minute, machine.asset, "reading flagged as a meter reset by the host")
+        self._count("readings")
+        if first or last or self.verbosity > 1:
+            label = "first reading" if first else "final reading" if last else "reading"
+            self.say(
+                minute,
+                machine.asset,
+                f"{label}: ticket out {machine.meters['ticket_out_count']} / "
+                f"{self._figure(machine.meters['ticket_out_amount'])}, in {machine.meters['ticket_in_count']} / "
+                f"{self._figure(machine.meters['ticket_in_amount'])}",
+            )
+
+    def _top_up_pool(self, machine: SimMachine, minute: int) -> None:
+        status, payload = machine.api.post("validation-pool", {"count": POOL})
+        self._check(status, payload, 200, f"machine {machine.asset} validation pool")
+        machine.pool = list(payload["validation_numbers"])
+
+    def _cashout(self, machine: SimMachine, minute: int, amount: Decimal, rng: random.Random) -> None:
+        if not machine.online:
+            if not machine.pool:
+                self.say(minute, machine.asset, f"cashout of {amount} EUR refused: the offline pool is empty")
+                return
+            number = machine.pool.pop(0)
+            machine.sequence += 1
+            machine.unreported.append(
+                {
+                    "validation_number": number,
+                    "amount": str(amount),
+                    "ticket_type": "cashable",
+                    "printed_at": timezone.now().isoformat(),
+                    "sequence": machine.sequence,
+                }
+            )
+            machine.add("ticket_out_count", 1)
+            machine.add("ticket_out_amount", amount)
+            self.say(
+                minute, machine.asset, f"cashout {amount} EUR offline: ticket {tail(number)} printed from the pool"
+            )
+            self._count("offline tickets")
+            return
+        status, payload = machine.api.post("tickets/issue", {"amount": str(amount), "ticket_type": "cashable"})
+        self._check(status, payload, 201, f"machine {machine.asset} cashout")
+        number = payload["validation_number"]
+        machine.sequence = max(machine.sequence, int(payload.get("print", {}).get("sequence") or 0))
+        if chance(rng, P_PRINT_FAILS):
+            status, payload = machine.api.post(f"tickets/{number}/printed", {"result": "failed", "reason": "paper_out"})
+            self._check(status, payload, 200, f"machine {machine.asset} print failure")
+            self.say(minute, machine.asset, f"cashout {amount} EUR: printer out of paper, ticket {tail(number)} void")
+            self._count("failed prints")
+            return
+        status, payload = machine.api.post(f"tickets/{number}/printed", {"result": "printed"})
+        self._check(status, payload, 200, f"machine {machine.asset} print")
+        machine.add("ticket_out_count", 1)
+        machine.add("ticket_out_amount", amount)
+        self.pocket.append((number, amount, machine.asset))
+        self.say(minute, machine.asset, f"cashout {amount} EUR: ticket {tail(number)} printed")
+        self._count("tickets printed")
+
+    def _ticket_in(self, machine: SimMachine, minute: int, rng: random.Random) -> None:
+        others = [entry for entry in self.pocket if entry[2] != machine.asset]
+        if not others:
+            return
+        entry = rng.choice(others)
+        number, amount, printer = entry
+        status, payload = machine.api.post(f"tickets/{number}/authorize", {})
+        if status != 200:
+            self.say(minute, machine.asset, f"ticket-in {tail(number)} refused: {payload.get('code')}")
+            self.pocket.remove(entry)
+            self._count("ticket-ins refused")
+            return
+        status, payload = machine.api.post(f"tickets/{number}/commit", {"result": "accepted"})
+        self._check(status, payload, 200, f"machine {machine.asset} commit")
+        self.pocket.remove(entry)
+        machine.add("ticket_in_count", 1)
+        machine.add("ticket_in_amount", amount)
+        self.say(minute, machine.asset, f"ticket-in {tail(number)} ({amount} EUR, printed by {printer}) accepted")
+        self._count("ticket-ins")
+
+    def _back_online(self, machine: SimMachine, minute: int) -> None:
+        reported = 0
+        for ticket in machine.unreported:
+            status, payload = machine.api.post("tickets/offline", ticket)
+            self._check(status, payload, 201, f"machine {machine.asset} offline ticket")
+            self.pocket.append((ticket["validation_number"], Decimal(ticket["amount"]), machine.asset))
+            reported += 1
+        machine.unreported = []
+        machine.offline_until = None
+        self._top_up_pool(machine, minute)
+        self.say(minute, machine.asset, f"back online: {reported} offline ticket(s) reported, pool topped up")
+        self._reading(machine, minute)
+
+    def _request_handpay(self, machine: SimMachine, minute: int, amount: Decimal, rng: random.Random) -> None:
+        kind = rng.choice(("jackpot", "cancelled_credits"))
+        status, payload = machine.api.post("handpays", {"amount": str(amount), "kind": kind})
+        if status == 404:
+            self.handpays = False
+            self.say(minute, machine.asset, "handpays skipped: this server has no /api/v1/handpays (404)")
+            return
+        if status == 409 and payload.get("code") == "handpay_pending":
+            self.say(minute, machine.asset, f"handpay of {amount} EUR refused: one is already pending")
+            return
+        self._check(status, payload, 201, f"machine {machine.asset} handpay")
+        machine.handpay = (payload["receipt_number"], amount)
+        self.say(
+            minute,
+            machine.asset,
+            f"handpay {amount} EUR ({kind}): locked up, receipt "
+            f"{tail(payload['receipt_number'])} waits for an attendant",
+        )
+        self._count("handpays requested")
+
+    def _poll_handpay(self, machine: SimMachine, minute: int) -> None:
+        assert machine.handpay is not None
+        receipt, amount = machine.handpay
+        status, payload = machine.api.get(f"handpays/{receipt}")
+        self._check(status, payload, 200, f"machine {machine.asset} handpay state")
+        state = payload.get("state")
+        if state in ("confirmed", "paid"):
+            machine.add("handpay_count", 1)
+            machine.add("handpay_amount", amount)
+            self.say(minute, machine.asset, f"handpay {tail(receipt)} {state}: lockup cleared, handpay meters counted")
+            machine.handpay = None
+        elif state == "void":
+            self.say(minute, machine.asset, f"handpay {tail(receipt)} void: lockup cleared")
+            machine.handpay = None
+
+    def _inject(self, machine: SimMachine, fault: Fault, minute: int) -> None:
+        fault.done_at = minute
+        if fault.kind == "lost_print":
+            status, payload = machine.api.post(
+                "tickets/issue", {"amount": str(fault.amount), "ticket_type": "cashable"}
+            )
+            self._check(status, payload, 201, f"machine {machine.asset} cashout")
+            fault.number = payload["validation_number"]
+            machine.add("ticket_out_count", 1)
+            machine.add("ticket_out_amount", fault.amount)
+        else:
+            machine.add(fault.meter, fault.amount)
+        self.stdout.write(
+            self.style.WARNING(f"[{minute // 60:02d}:{minute % 60:02d}] {machine.asset} FAULT {fault.describe()}")
+        )
+
+    # --- the end --------------------------------------------------------------------------------------------
+
+    def _report(
+        self, casino: Casino, floor: list[SimMachine], begin: dt.datetime, finish: dt.datetime, faults: bool
+    ) -> None:
+        zone = casino.zoneinfo
+        self.stdout.write(
+            "Done: " + (", ".join(f"{n} {what}" for what, n in sorted(self.tally.items())) or "nothing happened")
+        )
+        self.stdout.write(
+            f"Reconciliation of the run, {begin.astimezone(zone):%Y-%m-%d %H:%M:%S} to "
+            f"{finish.astimezone(zone):%H:%M:%S} ({casino.code}):"
+        )
+        self.stdout.write(f"  {'machine':<8} {'meter':<18} {'change':>12} {'system':>12} {'difference':>12}")
+        by_asset = {entry.machine.asset_number: entry for entry in reconcile_window(casino, begin, finish)}
+        problems = []
+        total_faults = 0
+        for machine in floor:
+            entry = by_asset[machine.asset]
+            found: dict[str, int | Decimal] = {}
+            for line in entry.lines:
+                shown = [self._figure(value) for value in (line.change, line.system, line.difference)]
+                self.stdout.write(f"  {machine.asset:<8} {line.meter:<18} {shown[0]:>12} {shown[1]:>12} {shown[2]:>12}")
+                if line.difference not in (None, 0):
+                    assert line.difference is not None
+                    found[line.meter] = line.difference
+            expected: dict[str, int | Decimal] = {}
+            for fault in machine.faults:
+                total_faults += 1
+                self.stdout.write(f"  {machine.asset:<8} injected: {fault.describe()}")
+                for meter, value in fault.expected().items():
+                    expected[meter] = expected.get(meter, 0) + value
+            if found != expected:
+                problems.append(
+                    f"machine {machine.asset}: differences {self._written(found)}, expected {self._written(expected)}"
+                )
+        unreconciled = [meter for meter in RECONCILED_METERS if not meter.startswith("ticket_")]
+        if any(
+            line.system is None for entry in by_asset.values() for line in entry.lines if line.meter in unreconciled
+        ):
+            self.stdout.write("  (handpays: no system figure on this server, not compared)")
+        if problems:
+            raise CommandError("; ".join(problems))
+        if faults:
+            self.stdout.write(
+                self.style.SUCCESS(f"Result: the differences are exactly the {total_faults} injected faults")
+            )
+        else:
+            self.stdout.write(self.style.SUCCESS(f"Result: all {len(floor)} machines reconcile to zero"))
+
+    @staticmethod
+    def _figure(value: int | Decimal | None) -> str:
+        if value is None:
+            return "—"
+        if isinstance(value, Decimal) and value == value.quantize(CENT):
+            return str(value.quantize(CENT))
+        return str(value)
+
+    @staticmethod
+    def _written(figures: dict[str, int | Decimal]) -> str:
+        if not figures:
+            return "none"
+        return ", ".join(
+            f"{meter} {'+' if value > 0 else ''}{Command._figure(value)}" for meter, value in sorted(figures.items())
+        )
