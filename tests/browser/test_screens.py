@@ -147,7 +147,7 @@ def test_supervisor_screens(workstation):
 def test_manager_screens(workstation):
     manager = workstation("manager", "vadovas-adm")
     manager.visit("/dashboard/", "dashboard")
-    for kind in ("daily", "liability", "exceptions", "machines", "desks", "books", "overshort"):
+    for kind in ("daily", "liability", "exceptions", "machines", "desks", "books", "overshort", "meters"):
         manager.visit(f"/reports/?report={kind}", f"report-{kind}")
 
 
