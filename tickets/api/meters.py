@@ -34,6 +34,8 @@ _METER_AMOUNT = re.compile(
 _BIGINT_MAX = 2**63 - 1
 # A clock a little ahead is tolerated; more is a machine with a wrong clock.
 FUTURE_TOLERANCE = dt.timedelta(minutes=5)
+# Before any ticket system: a machine's clock gone wrong (a RAM clear sets year 1), refused, never stored.
+EARLIEST = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 # ISO 8601 date and time with an offset (Z or ±hh:mm); fractions of a second allowed.
 _MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$")
 
@@ -54,6 +56,8 @@ def _read_at(body: dict[str, Any], now: dt.datetime) -> dt.datetime:
         raise _invalid_request("'read_at' must carry an offset.")
     if moment > now + FUTURE_TOLERANCE:
         raise _invalid_request("'read_at' is more than 5 minutes in the future.")
+    if moment < EARLIEST:
+        raise _invalid_request("'read_at' is before the year 2000: the machine's clock is wrong.")
     return moment
 
 
