@@ -273,6 +273,12 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
     roll.text(both(TransactionKind(tx.kind).label), font=BOLD)
     if tx.reverses_id:
         roll.text(f"Atšaukia / Reverses: {tx.reverses.receipt_number if tx.reverses else ''}")
+    paid_receipt = MachineReceipt.objects.filter(paid_by=tx).select_related("machine").first()
+    if paid_receipt is not None:  # matched to the handpay or floor receipt by its last digits and the machine
+        roll.text(
+            f"Automato kvitas / Machine receipt: …{paid_receipt.number[-4:]} · "
+            f"automatas / machine {paid_receipt.machine.asset_number}"
+        )
     if tx.ticket_id and tx.ticket:
         roll.text(f"Bilietas / Ticket: {masked_validation_number(tx.ticket.validation_number)}")
         roll.row("Bilieto suma / Ticket amount:", format_eur(tx.ticket.amount))

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from cashdesk import forms, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashTransaction, Shift, ShiftCount
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from casino_office.errors import DomainError
 from tickets.models import Ticket
@@ -445,4 +445,5 @@ def transaction_detail(request: StaffRequest, pk: int) -> HttpResponse:
         receipt_url=reverse("receipt-pdf", args=[tx.pk]),
         reversible=tx.kind in services.REVERSIBLE_KINDS,
         total=Decimal(tx.amount),
+        machine_receipt=MachineReceipt.objects.filter(paid_by=tx).select_related("machine").first(),
     )

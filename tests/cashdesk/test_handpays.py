@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import timezone
 from stdnum import damm
 
-from cashdesk import services
+from cashdesk import printing, services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
 from cashdesk.receipt_numbers import display_receipt_number, parse_receipt_number
@@ -342,3 +342,18 @@ def test_the_reconciliation_counts_the_handpays_confirmed_at_each_machine(machin
     assert confirmed.confirmed_at is not None
     assert handpays_at_machines(machine.casino, [machine.pk], begin, finish) == {machine.pk: (1, Decimal("2500.50"))}
     assert handpays_at_machines(machine.casino, [machine.pk], finish, finish + dt.timedelta(hours=1)) == {}
+
+
+def test_the_cash_receipt_names_the_machine_receipt_it_paid(machine, floor, shift, cashier, casino):
+    from tests.cashdesk.test_printing import pdf_text
+
+    receipt = _confirm(_request(machine, amount="250.00", kind="cancelled_credits"), floor)
+    tx = services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, check_code=receipt.check_code)
+    tail = receipt.number[-4:]
+    page = _login(cashier, casino).get(f"/desk/transactions/{tx.pk}/").content.decode()
+    assert f"…{tail}" in page  # the paper is matched to the handpay by its last digits and the machine
+    assert machine.asset_number in page
+    assert receipt.number not in page.replace(" ", "")  # never the whole number: it is not paper to pay again
+    text = pdf_text(printing.receipt_pdf(tx))
+    assert f"…{tail}" in text
+    assert machine.asset_number in text
