@@ -24,6 +24,7 @@ from machines.models import (
 )
 from tickets.api.errors import ApiError
 from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.moments import moment_with_offset
 from tickets.api.serializers import ErrorSchema, _RequestIdField
 from tickets.api.views import _ERRORS, MachineAPIView, _body, _local, _request_id
 
@@ -34,10 +35,6 @@ _METER_AMOUNT = re.compile(
 _BIGINT_MAX = 2**63 - 1
 # A clock a little ahead is tolerated; more is a machine with a wrong clock.
 FUTURE_TOLERANCE = dt.timedelta(minutes=5)
-# Before any ticket system: a machine's clock gone wrong (a RAM clear sets year 1), refused, never stored.
-EARLIEST = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
-# ISO 8601 date and time with an offset (Z or ±hh:mm); fractions of a second allowed.
-_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$")
 
 
 def _invalid_request(detail: str) -> ApiError:
@@ -45,19 +42,9 @@ def _invalid_request(detail: str) -> ApiError:
 
 
 def _read_at(body: dict[str, Any], now: dt.datetime) -> dt.datetime:
-    raw = body.get("read_at")
-    if not isinstance(raw, str) or not _MOMENT.fullmatch(raw):
-        raise _invalid_request("'read_at' must be an ISO 8601 date and time with an offset.")
-    try:
-        moment = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        raise _invalid_request("'read_at' must be an ISO 8601 date and time with an offset.") from None
-    if moment.tzinfo is None:  # pragma: no cover - the pattern requires the offset
-        raise _invalid_request("'read_at' must carry an offset.")
+    moment = moment_with_offset(body, "read_at")
     if moment > now + FUTURE_TOLERANCE:
         raise _invalid_request("'read_at' is more than 5 minutes in the future.")
-    if moment < EARLIEST:
-        raise _invalid_request("'read_at' is before the year 2000: the machine's clock is wrong.")
     return moment
 
 

@@ -1,6 +1,5 @@
 """Machine contract v1.1, offline validation: POST /api/v1/validation-pool and POST /api/v1/tickets/offline."""
 
-import datetime as dt
 from typing import Any
 
 from django.http.response import HttpResponseBase
@@ -11,6 +10,7 @@ from rest_framework.response import Response
 from tickets import offline
 from tickets.api.errors import error_response
 from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.moments import moment_with_offset
 from tickets.api.serializers import (
     ErrorSchema,
     OfflineTicketRequestSchema,
@@ -34,8 +34,6 @@ from tickets.numbers import InvalidValidationNumber, parse_validation_number
 
 _INPUT_CODES = frozenset({"invalid_amount", "over_limit", "invalid_number", "invalid_request"})
 _MAX_SEQUENCE = 2_147_483_647  # the column's range
-_MAX_DATETIME_LENGTH = 40
-_EARLIEST = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)  # before any ticket system; keeps date arithmetic in range
 
 
 def _integer(body: dict[str, Any], name: str, *, minimum: int, maximum: int, default: int | None = None) -> int:
@@ -44,20 +42,6 @@ def _integer(body: dict[str, Any], name: str, *, minimum: int, maximum: int, def
     if isinstance(value, bool) or not isinstance(value, int) or not (minimum <= value <= maximum):
         raise _invalid("invalid_request", f"'{name}' must be an integer from {minimum} to {maximum}.")
     return value
-
-
-def _printed_at(body: dict[str, Any]) -> dt.datetime:
-    value = body.get("printed_at")
-    problem = "'printed_at' must be an ISO 8601 date and time with an offset, e.g. \"2026-12-02T18:04:11+02:00\"."
-    if not isinstance(value, str) or not value or len(value) > _MAX_DATETIME_LENGTH or not value.isascii():
-        raise _invalid("invalid_request", problem)
-    try:
-        moment = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise _invalid("invalid_request", problem) from None
-    if moment.tzinfo is None or moment.utcoffset() is None or moment < _EARLIEST:
-        raise _invalid("invalid_request", problem)
-    return moment
 
 
 class ValidationPoolView(MachineAPIView):
@@ -124,7 +108,7 @@ class OfflineTicketView(MachineAPIView):
                     "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
                 ) from None
             ticket_type = _choice(body, "ticket_type", tuple(TicketType.values), default=TicketType.CASHABLE)
-            printed_at = _printed_at(body)
+            printed_at = moment_with_offset(body, "printed_at")
             sequence = _integer(body, "sequence", minimum=0, maximum=_MAX_SEQUENCE)
             try:
                 ticket = offline.ticket_report_offline(

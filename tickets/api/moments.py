@@ -1,0 +1,28 @@
+"""Moments machines send (a reading's `read_at`, an offline ticket's `printed_at`): ISO 8601 with an offset."""
+
+import datetime as dt
+import re
+from typing import Any
+
+from tickets.api.errors import ApiError
+
+# Before any ticket system: a machine's clock gone wrong (a RAM clear sets year 1); also keeps date arithmetic
+# and the casino's time zone in range.
+EARLIEST = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+# Date and time with an offset (Z or ±hh:mm); fractions of a second allowed.
+_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$")
+
+
+def moment_with_offset(body: dict[str, Any], name: str) -> dt.datetime:
+    """`body[name]` as an aware datetime, or 422 invalid_request naming the field."""
+    raw = body.get(name)
+    problem = f"'{name}' must be an ISO 8601 date and time with an offset, e.g. \"2026-12-02T18:04:11+02:00\"."
+    if not isinstance(raw, str) or not _MOMENT.fullmatch(raw):
+        raise ApiError(422, "invalid_request", problem)
+    try:
+        moment = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ApiError(422, "invalid_request", problem) from None
+    if moment < EARLIEST:
+        raise ApiError(422, "invalid_request", f"'{name}' is before the year 2000: the machine's clock is wrong.")
+    return moment
