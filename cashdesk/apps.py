@@ -9,6 +9,10 @@ class CashdeskConfig(AppConfig):
     def ready(self) -> None:
         # The meter reconciliation (tickets) compares handpay meters with the handpays kept here.
         from cashdesk.services.handpays import handpays_at_machines
+        from cashdesk.services.kiosks import KioskBooks
+        from tickets.kiosks import register_kiosk_cash
         from tickets.reconciliation import register_handpay_source
 
         register_handpay_source(handpays_at_machines)
+        # Kiosks pay tickets and take cash in from their own cash in these books (tickets.kiosks).
+        register_kiosk_cash(KioskBooks())

@@ -291,7 +291,10 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
     roll.row("IŠ VISO / TOTAL", format_eur(tx.amount), font=BOLD, size=10)
     roll.gap(2 * mm)
     roll.text(f"Kasa / Desk: {tx.desk.name}")
-    roll.text(f"Kasininkas / Cashier: {tx.created_by.get_username()}")
+    if tx.created_by is not None:
+        roll.text(f"Kasininkas / Cashier: {tx.created_by.get_username()}")
+    elif tx.machine is not None:
+        roll.text(f"Kioskas / Kiosk: {tx.machine.asset_number}")
     if tx.approved_by:
         roll.text(f"Patvirtino / Approved by: {tx.approved_by.get_username()}")
     roll.text(f"Laikas / Time: {_local(tx.created_at)}")

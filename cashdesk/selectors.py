@@ -60,7 +60,7 @@ class DeskOperationHistory:
         return list(
             CashTransaction.objects.filter(
                 casino=casino,
-                kind=TransactionKind.TICKET_PAYOUT,
+                kind__in=[TransactionKind.TICKET_PAYOUT, TransactionKind.KIOSK_PAYOUT],
                 ticket__issuing_machine_id=machine_id,
                 amount__gte=low,
                 amount__lte=high,

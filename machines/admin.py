@@ -22,6 +22,7 @@ class GameAdmin(admin.ModelAdmin):
 class MachineAdmin(admin.ModelAdmin):
     list_display = [
         "asset_number",
+        "kind",
         "casino",
         "manufacturer",
         "model_name",
@@ -30,7 +31,7 @@ class MachineAdmin(admin.ModelAdmin):
         "ticket_enrolled",
         "last_seen_at",
     ]
-    list_filter = ["casino", "status", "ticket_enrolled", "manufacturer"]
+    list_filter = ["casino", "kind", "status", "ticket_enrolled", "manufacturer"]
     search_fields = ["asset_number", "serial_number", "model_name"]
     filter_horizontal = ["games"]
     readonly_fields = ["api_key_rotated_at", "last_seen_at", "last_ticket_sequence"]

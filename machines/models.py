@@ -80,6 +80,24 @@ class Casino(models.Model):
         verbose_name=_("validation pool size"),
         help_text=_("Validation numbers a machine keeps reserved to print tickets while it cannot reach the host."),
     )
+    # Kiosks (machine contract v1.1): the largest ticket a kiosk pays, so that anybody paid more is identified at a
+    # cashier (it may not exceed the identity threshold: a kiosk identifies nobody), and the cash a kiosk holds.
+    kiosk_payout_limit = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("1000.00"),
+        validators=[MinValueValidator(Decimal("0.01"))],
+        verbose_name=_("kiosk payout limit"),
+        help_text=_("The largest ticket a kiosk pays in cash; larger ones are paid at a cash desk."),
+    )
+    kiosk_cash_capacity = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("30000.00"),
+        validators=[MinValueValidator(Decimal("0.01"))],
+        verbose_name=_("kiosk cash capacity"),
+        help_text=_("The most cash a kiosk's cassettes hold; a fill may not take a kiosk above it."),
+    )
     # Casino rules §1 (value chips): strictly more than this needs the person identified.
     identity_threshold = models.DecimalField(
         max_digits=12,
@@ -143,6 +161,8 @@ class Casino(models.Model):
             models.CheckConstraint(condition=Q(identity_threshold__gte=0), name="casino_identity_threshold_valid"),
             models.CheckConstraint(condition=Q(hold_decision_days__gte=1), name="casino_hold_decision_days_positive"),
             models.CheckConstraint(condition=Q(lookup_failure_limit__gte=1), name="casino_lookup_limit_positive"),
+            models.CheckConstraint(condition=Q(kiosk_payout_limit__gt=0), name="casino_kiosk_limit_positive"),
+            models.CheckConstraint(condition=Q(kiosk_cash_capacity__gt=0), name="casino_kiosk_capacity_positive"),
             models.CheckConstraint(
                 condition=Q(lookup_failure_window_seconds__gte=1), name="casino_lookup_window_positive"
             ),
@@ -150,6 +170,26 @@ class Casino(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        if (
+            self.kiosk_payout_limit is not None
+            and self.identity_threshold is not None
+            and self.kiosk_payout_limit > self.identity_threshold
+        ):
+            raise ValidationError(
+                {
+                    "kiosk_payout_limit": _(
+                        "A kiosk identifies nobody: its payout limit may not be above the identity threshold."
+                    )
+                }
+            )
+
+    @property
+    def kiosk_payout_ceiling(self) -> Decimal:
+        """The most a kiosk pays: its limit, and never above the identity threshold (a kiosk identifies nobody)."""
+        return min(self.kiosk_payout_limit, self.identity_threshold)
 
     @property
     def zoneinfo(self) -> zoneinfo.ZoneInfo:
@@ -183,6 +223,10 @@ class Game(models.Model):
 
 
 class Machine(models.Model):
+    class Kind(models.TextChoices):
+        SLOT = "slot", _("Slot machine")
+        KIOSK = "kiosk", _("Kiosk")
+
     class Status(models.TextChoices):
         ACTIVE = "active", _("Active")
         OUT_OF_SERVICE = "out_of_service", _("Out of service")
@@ -193,6 +237,10 @@ class Machine(models.Model):
         max_length=32,
         validators=[RegexValidator(r"^[A-Za-z0-9._-]{1,32}$", _("Letters, digits, '.', '_' or '-'."))],
         verbose_name=_("asset number"),
+    )
+    # Machine contract v1.1: a kiosk redeems tickets for cash from cash of its own in the books.
+    kind = models.CharField(
+        max_length=8, choices=Kind.choices, default=Kind.SLOT, db_default=Kind.SLOT.value, verbose_name=_("kind")
     )
     serial_number = models.CharField(max_length=64, blank=True, verbose_name=_("serial number"))
     manufacturer = models.CharField(max_length=64, blank=True, verbose_name=_("manufacturer"))
@@ -240,10 +288,15 @@ class Machine(models.Model):
                 condition=Q(status__in=["active", "out_of_service", "retired"]), name="machine_status_valid"
             ),
             models.CheckConstraint(condition=Q(credit_value__gt=0), name="machine_credit_value_positive"),
+            models.CheckConstraint(condition=Q(kind__in=["slot", "kiosk"]), name="machine_kind_valid"),
         ]
 
     def __str__(self) -> str:
         return f"{self.asset_number} ({self.casino.code})"
+
+    @property
+    def is_kiosk(self) -> bool:
+        return self.kind == self.Kind.KIOSK
 
     @property
     def may_use_ticket_system(self) -> bool:

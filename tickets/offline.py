@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from machines.models import Machine
 from tickets.exceptions import TicketRefused
+from tickets.kiosks import kiosk_cash, kiosk_issue_refusal
 from tickets.models import ReservedNumber, Ticket, TicketEventKind, TicketState, TicketType
 from tickets.money import MILL
 from tickets.numbers import generate_validation_number
@@ -102,6 +103,8 @@ def ticket_report_offline(
         )
     if ticket_type not in TicketType.values:
         raise TicketRefused("invalid_request", "ticket_type must be cashable or promo.")
+    if machine.is_kiosk and (refused := kiosk_issue_refusal(amount=amount, ticket_type=ticket_type)) is not None:
+        raise refused
     now = timezone.now()
     if printed_at.tzinfo is None or printed_at > now + PRINTED_AT_TOLERANCE:
         raise TicketRefused("invalid_request", "printed_at must carry an offset and not be in the future.")
@@ -178,6 +181,9 @@ def _ticket_from_reservation(
         details["sequence_taken"] = True
     if expired:
         details["expired_on_arrival"] = True
+    if machine.is_kiosk and (books := kiosk_cash()) is not None:
+        # The cash the kiosk took in while offline is in its cassettes: booked when the ticket is reported.
+        details["kiosk_receipt"] = books.book_ticket(machine=machine, ticket=ticket, at=now)
     record_ticket_event(
         ticket, TicketEventKind.REPORTED_OFFLINE, at=now, machine=machine, request_id=request_id, details=details
     )

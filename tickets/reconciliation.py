@@ -11,6 +11,9 @@ are summed, and a reading flagged `reset` counts from zero. Against it:
 - `handpay_*`: its handpays, from a source registered with
   `register_handpay_source` (handpays live in cashdesk, which this layer may
   not import). With none registered the system's figure is "not available".
+- kiosks also: `cash_dispensed_amount` against the cash their books say they
+  paid for tickets, and `bills_in_amount` against the cash booked in for the
+  tickets they printed (the books registered in `tickets.kiosks`).
 
 A machine without a reading in the day is listed as such ("no_reading").
 """
@@ -26,6 +29,7 @@ from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from machines.models import Casino, Machine, MeterReading, MeterReconciliation
+from tickets.kiosks import kiosk_cash
 from tickets.models import Ticket
 
 Figure = int | Decimal
@@ -180,6 +184,9 @@ def reconcile_window(
             for machine_id, (n, total) in source(casino, ids, begin, finish).items():
                 before_n, before_total = handpays.get(machine_id, (0, ZERO))
                 handpays[machine_id] = (before_n + n, before_total + total)
+    kiosk_ids = [machine.pk for machine in machines if machine.is_kiosk]
+    books = kiosk_cash()
+    kiosk_totals = books.totals(machine_ids=kiosk_ids, begin=begin, finish=finish) if books and kiosk_ids else {}
     result = []
     for machine in machines:
         readings = in_day.get(machine.pk, [])
@@ -196,6 +203,11 @@ def reconcile_window(
             for index, meter in enumerate((count_meter, amount_meter)):
                 change = meter_change(sequence, meter) if readings else None
                 entry.lines.append(MeterLine(meter, change, None if figures is None else figures[index]))
+        if machine.is_kiosk:
+            dispensed, taken_in = kiosk_totals.get(machine.pk, (ZERO, ZERO))
+            for meter, figure in (("cash_dispensed_amount", dispensed), ("bills_in_amount", taken_in)):
+                change = meter_change(sequence, meter) if readings else None
+                entry.lines.append(MeterLine(meter, change, figure if books else None))
         result.append(entry)
     return result
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from machines.models import Casino, Machine
 from tickets.exceptions import TicketNotFound, TicketRefused
+from tickets.kiosks import kiosk_cash, kiosk_issue_refusal, kiosk_payout_refusal
 from tickets.models import (
     LookupFailure,
     ReservedNumber,
@@ -27,7 +28,7 @@ from tickets.models import (
     TicketState,
     TicketType,
 )
-from tickets.money import MILL
+from tickets.money import MILL, cash_payout
 from tickets.numbers import generate_validation_number
 
 _NUMBER_ATTEMPTS = 8
@@ -130,6 +131,8 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
         )
     if ticket_type not in TicketType.values:
         raise TicketRefused("invalid_request", "ticket_type must be cashable or promo.")
+    if machine.is_kiosk and (refused := kiosk_issue_refusal(amount=amount, ticket_type=ticket_type)) is not None:
+        raise refused
     now = timezone.now()
     with _no_savepoint():
         # The machine row lock serialises this machine's issues, so its
@@ -195,17 +198,27 @@ def ticket_confirm_print(
             refusal: TicketRefused | TicketNotFound = TicketNotFound(detail="No such ticket issued by this machine.")
         elif ticket.state == TicketState.PENDING_PRINT:
             from_state = ticket.state
+            details: dict[str, Any] = {}
             if printed:
                 ticket.state = TicketState.ISSUED
                 ticket.printed_at = now
                 kind = TicketEventKind.PRINTED
+                if machine.is_kiosk:
+                    details["kiosk_receipt"] = _kiosk_books().book_ticket(machine=machine, ticket=ticket, at=now)
             else:
                 ticket.state = TicketState.VOID
                 ticket.voided_at = now
                 kind = TicketEventKind.PRINT_FAILED
             ticket.save(update_fields=["state", "printed_at", "voided_at"])
             record_ticket_event(
-                ticket, kind, at=now, from_state=from_state, machine=machine, request_id=request_id, reason=reason
+                ticket,
+                kind,
+                at=now,
+                from_state=from_state,
+                machine=machine,
+                request_id=request_id,
+                reason=reason,
+                details=details,
             )
             return ticket
         else:
@@ -230,6 +243,8 @@ def ticket_authorize(*, machine: Machine, validation_number: str, request_id: st
             refusal: TicketRefused | TicketNotFound = _not_found_or_not_reported(machine, validation_number)
         else:
             code, detail = _authorize_refusal(ticket, machine=machine, now=now)
+            if not code and machine.is_kiosk:
+                code, detail = kiosk_payout_refusal(machine=machine, ticket=ticket)
             if not code:
                 from_state = ticket.state
                 details = {}
@@ -281,19 +296,59 @@ def _authorize_refusal(ticket: Ticket, *, machine: Machine, now: dt.datetime) ->
     return "", ""
 
 
-def ticket_commit(*, machine: Machine, validation_number: str, accepted: bool, reason: str, request_id: str) -> Ticket:
+def _kiosk_books() -> Any:
+    books = kiosk_cash()
+    if books is None:  # pragma: no cover - cashdesk registers the books at start-up
+        raise RuntimeError("no books are registered for kiosks' cash")
+    return books
+
+
+def ticket_commit(
+    *,
+    machine: Machine,
+    validation_number: str,
+    accepted: bool,
+    reason: str,
+    request_id: str,
+    dispensed: Decimal | None = None,
+) -> Ticket:
     """Ticket-in step 2: the holding machine took the credits (redeemed) or gave the ticket back (issued).
 
     A late commit from the holder is honoured: the hold is never released by time.
+    A kiosk's accepted commit says the cash it `dispensed`, which must be the
+    payout; the payout is booked from the kiosk's cash in the same transaction.
     """
     now = timezone.now()
     with _no_savepoint():
         ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
         if ticket is None:
             refusal: TicketRefused | TicketNotFound = TicketNotFound(detail=_NOT_FOUND)
+        elif (
+            machine.is_kiosk
+            and accepted
+            and ticket.state == TicketState.REDEEM_PENDING
+            and ticket.holder_machine_id == machine.pk
+            and dispensed != cash_payout(ticket.amount)
+        ):
+            refusal = _refuse(
+                ticket,
+                code="invalid_amount",
+                detail=f"'dispensed' must be the payout, {cash_payout(ticket.amount)}.",
+                machine=machine,
+                request_id=request_id,
+                at=now,
+                action="commit",
+            )
         elif ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk:
             from_state = ticket.state
-            details = {"late": now > ticket.hold_expires_at} if ticket.hold_expires_at else {}
+            details: dict[str, Any] = {"late": now > ticket.hold_expires_at} if ticket.hold_expires_at else {}
+            if machine.is_kiosk and accepted:
+                payout = cash_payout(ticket.amount)
+                # Booked first: if the books refuse (they cannot: authorize set the cash aside), nothing changed.
+                details["kiosk_receipt"] = _kiosk_books().book_payout(
+                    machine=machine, ticket=ticket, payout=payout, at=now
+                )
+                details["payout"] = str(payout)
             ticket.holder_machine = None
             ticket.authorized_at = None
             ticket.hold_expires_at = None

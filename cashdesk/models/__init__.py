@@ -5,6 +5,7 @@ from cashdesk.models.books import (
     CASH_IN_KINDS,
     COUNTERPARTY_OF_KIND,
     IDENTITY_KINDS,
+    KIOSK_KINDS,
     CashTransaction,
     Counterparty,
     Leg,
@@ -12,6 +13,7 @@ from cashdesk.models.books import (
 )
 from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.instruments import HoldCase, MachineReceipt, ReversalRequest, SmartCardRead, Transfer
+from cashdesk.models.kiosks import KioskTransfer
 from cashdesk.models.snapshots import LiabilitySnapshot
 
 __all__ = [
@@ -19,10 +21,12 @@ __all__ = [
     "CASH_IN_KINDS",
     "COUNTERPARTY_OF_KIND",
     "IDENTITY_KINDS",
+    "KIOSK_KINDS",
     "CashDesk",
     "CashTransaction",
     "Counterparty",
     "HoldCase",
+    "KioskTransfer",
     "Leg",
     "LiabilitySnapshot",
     "MachineReceipt",

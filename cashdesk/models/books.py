@@ -26,6 +26,8 @@ class TransactionKind(models.TextChoices):
     FILL = "fill", _("Fill from the vault")
     REVERSAL = "reversal", _("Reversal")
     COUNT = "count", _("Count difference")
+    KIOSK_PAYOUT = "kiosk_payout", _("Ticket paid at a kiosk")
+    KIOSK_TICKET = "kiosk_ticket", _("Ticket printed at a kiosk")
 
 
 # Payouts of winnings and purchases over the casino's threshold need the person
@@ -42,7 +44,12 @@ IDENTITY_KINDS: list[str] = [
     TransactionKind.TOKENS_BUY,
     TransactionKind.TOKENS_CASHOUT,
     TransactionKind.SMARTCARD_LOAD,
+    # A kiosk pays no more than the identity threshold (Casino.kiosk_payout_ceiling): listed so that the
+    # database refuses, whatever the path, a kiosk payout above it (a kiosk identifies nobody).
+    TransactionKind.KIOSK_PAYOUT,
 ]
+# Written by a kiosk by the API: `machine` is the kiosk and `created_by` is empty.
+KIOSK_KINDS: list[str] = [TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET]
 # Approved by a second person: the approver is never the one who asked.
 APPROVED_KINDS: list[str] = [TransactionKind.REVERSAL, TransactionKind.DROP, TransactionKind.FILL]
 # Money that comes into the desk from a player: refused above the desk's cash limit.
@@ -78,6 +85,8 @@ COUNTERPARTY_OF_KIND: dict[str, str] = {
     TransactionKind.SMARTCARD_PAYOUT: Counterparty.SMARTCARDS,
     TransactionKind.SMARTCARD_LOAD: Counterparty.SMARTCARDS,
     TransactionKind.RECEIPT_PAYOUT: Counterparty.RECEIPTS,
+    TransactionKind.KIOSK_PAYOUT: Counterparty.TICKETS,
+    TransactionKind.KIOSK_TICKET: Counterparty.TICKETS,
 }
 
 
@@ -115,7 +124,21 @@ class CashTransaction(models.Model):
     )
     note = models.CharField(max_length=255, blank=True, verbose_name=_("note"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("created by")
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    # Who did it when no person did: the kiosk that paid or printed a ticket.
+    machine = models.ForeignKey(
+        "machines.Machine",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="cash_transactions",
+        verbose_name=_("kiosk"),
     )
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -164,8 +187,25 @@ class CashTransaction(models.Model):
                 condition=~Q(kind__in=APPROVED_KINDS) | ~Q(approved_by=F("created_by")),
                 name="cashtx_approver_is_not_creator",
             ),
+            # A person made it, or a kiosk made one of its own kinds: never neither, never both.
             models.CheckConstraint(
-                condition=~Q(kind__in=["ticket_payout", "ticket_sale"]) | Q(ticket__isnull=False),
+                condition=Q(kind__in=KIOSK_KINDS, machine__isnull=False, created_by__isnull=True)
+                | (~Q(kind__in=KIOSK_KINDS) & Q(machine__isnull=True, created_by__isnull=False)),
+                name="cashtx_made_by_person_or_kiosk",
+            ),
+            # One cash payout of a ticket, at a desk or at a kiosk; one cash-in for it, sold or printed at a kiosk.
+            models.UniqueConstraint(
+                fields=["ticket"],
+                condition=Q(kind__in=["ticket_payout", "kiosk_payout"]),
+                name="cashtx_one_cash_payout_per_ticket",
+            ),
+            models.UniqueConstraint(
+                fields=["ticket"],
+                condition=Q(kind__in=["ticket_sale", "kiosk_ticket"]),
+                name="cashtx_one_cash_in_per_ticket",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["ticket_payout", "ticket_sale", *KIOSK_KINDS]) | Q(ticket__isnull=False),
                 name="cashtx_ticket_kinds_have_ticket",
             ),
             # One instrument, one payout: a second payout of a ticket or a

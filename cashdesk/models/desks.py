@@ -12,14 +12,29 @@ from machines.models import Casino
 
 
 class CashDesk(models.Model):
-    """A cash desk of a casino, or the casino's vault (kind=vault, one per casino, no shifts)."""
+    """A place that holds cash: a cash desk, the casino's vault (one per casino, no shifts) or a kiosk's cash.
+
+    A kiosk's place (kind=kiosk) belongs to one machine of kind kiosk; it has no
+    shifts: the kiosk pays tickets from it by the API, and it is filled from and
+    dropped to the vault.
+    """
 
     class Kind(models.TextChoices):
         DESK = "desk", _("Cash desk")
         VAULT = "vault", _("Vault")
+        KIOSK = "kiosk", _("Kiosk")
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="desks", verbose_name=_("casino"))
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK, verbose_name=_("kind"))
+    machine = models.OneToOneField(
+        "machines.Machine",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="cash_place",
+        help_text=_("The kiosk whose cash this is."),
+        verbose_name=_("kiosk"),
+    )
     code = models.CharField(max_length=16, verbose_name=_("code"))
     name = models.CharField(max_length=64, verbose_name=_("name"))
     cash_limit = models.DecimalField(
@@ -48,7 +63,11 @@ class CashDesk(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["casino", "code"], name="cashdesk_code_unique_per_casino"),
             models.UniqueConstraint(fields=["casino"], condition=Q(kind="vault"), name="cashdesk_one_vault_per_casino"),
-            models.CheckConstraint(condition=Q(kind__in=["desk", "vault"]), name="cashdesk_kind_valid"),
+            models.CheckConstraint(condition=Q(kind__in=["desk", "vault", "kiosk"]), name="cashdesk_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(kind="kiosk", machine__isnull=False) | (~Q(kind="kiosk") & Q(machine__isnull=True)),
+                name="cashdesk_kiosk_has_machine",
+            ),
             models.CheckConstraint(condition=Q(cash_limit__gte=0), name="cashdesk_cash_limit_not_negative"),
         ]
 
@@ -110,6 +129,7 @@ class ShiftCount(models.Model):
         HANDOVER = "handover", _("Handover")
         CLOSING = "closing", _("Closing")
         VAULT = "vault", _("Vault count")
+        KIOSK = "kiosk", _("Kiosk drop count")
 
     desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="counts", verbose_name=_("desk"))
     shift = models.ForeignKey(
@@ -139,7 +159,7 @@ class ShiftCount(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(kind__in=["opening", "handover", "closing"], shift__isnull=False)
-                | Q(kind="vault", shift__isnull=True),
+                | Q(kind__in=["vault", "kiosk"], shift__isnull=True),
                 name="shiftcount_kind_valid",
             ),
         ]

@@ -39,6 +39,7 @@ from compliance.services import (
     person_resolve,
     register_entry_write,
 )
+from machines.models import Machine
 from tickets.models import Ticket
 from tickets.money import format_money
 
@@ -156,7 +157,7 @@ def post_transaction(
     kind: str,
     amount: Decimal,
     lines: list[Line],
-    user: User,
+    user: User | None,
     person: Person | None = None,
     identity: IdentityDetails | None = None,
     ticket: Ticket | None = None,
@@ -169,6 +170,7 @@ def post_transaction(
     counterparty: str | None = None,
     legs: list[tuple[CashDesk | str, Line]] | None = None,
     operation_key: str | None = None,
+    machine: Machine | None = None,
 ) -> CashTransaction:
     """Write a transaction with its legs. Call inside transaction.atomic() with the desk locked.
 
@@ -177,7 +179,8 @@ def post_transaction(
     gives every leg explicitly instead (a reversal). Refuses an unidentified
     person above the casino's threshold, any place going below zero and cash
     in above the desk's limit. The person is found or created from
-    `identity` here, inside the money's transaction.
+    `identity` here, inside the money's transaction. A kiosk's own
+    transactions name the kiosk (`machine`) and no `user`.
     """
     casino = desk.casino
     if legs is None:
@@ -223,6 +226,7 @@ def post_transaction(
         reverses=reverses,
         note=note[:255],
         created_by=user,
+        machine=machine,
         approved_by=approved_by,
         created_at=at,
         operation_key=operation_key or None,
@@ -249,7 +253,7 @@ def post_transaction(
         transaction_id=transaction_.pk,
         desk_id=desk.pk,
         shift_id=shift.pk if shift is not None else None,
-        cashier_id=user.pk,
+        cashier_id=user.pk if user is not None else None,
         ticket_machine_id=ticket.issuing_machine_id if ticket is not None else None,
     )
     if needs_register and identification is not None:

@@ -90,7 +90,7 @@ def alerts_evaluate(*, operation: CashOperation, identification: Identification 
             )
             if alert:
                 raised.append(alert)
-        machine_id = operation.ticket_machine_id if operation.kind == "ticket_payout" else None
+        machine_id = operation.ticket_machine_id if operation.kind in ("ticket_payout", "kiosk_payout") else None
         if machine_id is not None:
             machine_window = dt.timedelta(hours=casino.machine_structuring_window_hours)
             cashed = history.machine_ticket_amounts(

@@ -5,7 +5,9 @@ from casino_office.errors import DomainError
 GENESIS_HASH = "0" * 64
 # The desk's kinds as compliance's rules see them (casino rules §1: chips and slot tokens alike).
 PURCHASE_KINDS = frozenset({"chips_buy", "ticket_sale", "tokens_buy", "smartcard_load"})
-PAYOUT_KINDS = frozenset({"ticket_payout", "receipt_payout", "smartcard_payout", "chips_cashout", "tokens_cashout"})
+PAYOUT_KINDS = frozenset(
+    {"ticket_payout", "receipt_payout", "smartcard_payout", "chips_cashout", "tokens_cashout", "kiosk_payout"}
+)
 
 
 class PersonError(ValueError):

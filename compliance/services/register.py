@@ -105,12 +105,14 @@ class CashOperation:
     transaction_id: int
     desk_id: int
     shift_id: int | None
-    cashier_id: int
+    cashier_id: int | None  # None: a kiosk's own transaction
     ticket_machine_id: int | None = None
 
 
 def register_entry_write(*, operation: CashOperation, identification: Identification) -> RegisterEntry:
     """The register line of a cash-desk transaction; call inside the transaction that moves the money."""
+    if operation.cashier_id is None:  # a kiosk identifies nobody: its payouts stay under the threshold
+        raise ValueError("a register entry names the cashier who identified the person")
     casino = operation.casino
     return _append(
         RegisterEntry(

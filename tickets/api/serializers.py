@@ -43,6 +43,11 @@ class CommitRequestSchema(serializers.Serializer):
     request_id = _RequestIdField()
     result = serializers.ChoiceField(["accepted", "rejected"])
     reason = serializers.CharField(required=False, max_length=255)
+    dispensed = serializers.RegexField(
+        AMOUNT_PATTERN,
+        required=False,
+        help_text="Kiosks (v1.1), with result accepted: the cash dispensed, equal to authorize's payout.",
+    )
 
 
 class PrintDataSchema(serializers.Serializer):
@@ -82,6 +87,11 @@ class AuthorizeResponseSchema(serializers.Serializer):
     amount = serializers.RegexField(AMOUNT_PATTERN)
     ticket_type = serializers.ChoiceField(["cashable", "promo"])
     hold_expires_at = serializers.DateTimeField()
+    payout = serializers.RegexField(
+        AMOUNT_PATTERN,
+        required=False,
+        help_text="Kiosks (v1.1) only: the cash to dispense, the amount rounded up to the cent.",
+    )
 
 
 # Machine contract v1.1: offline validation.

@@ -37,7 +37,7 @@ from tickets.api.serializers import (
 )
 from tickets.exceptions import TicketError, TicketNotFound
 from tickets.models import Ticket, TicketType
-from tickets.money import InvalidAmount, amount_in_words, format_amount, parse_amount
+from tickets.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
 from tickets.numbers import InvalidValidationNumber, display_validation_number, parse_validation_number
 
 _STATUS_BY_CODE = {
@@ -99,6 +99,17 @@ def _choice(body: dict[str, Any], name: str, choices: tuple[str, ...], default: 
     if value not in choices:
         raise _invalid("invalid_request", f"'{name}' must be one of: {', '.join(choices)}.")
     return str(value)
+
+
+def _dispensed(body: dict[str, Any]) -> Decimal:
+    """A kiosk's accepted commit: the cash it dispensed, in euros and cents (it must equal the payout)."""
+    try:
+        dispensed: Decimal = parse_amount(body.get("dispensed"))
+    except InvalidAmount:
+        raise _invalid(
+            "invalid_amount", "'dispensed' must be the payout the kiosk dispensed, a string like \"12.50\"."
+        ) from None
+    return dispensed
 
 
 def _request_id(body: dict[str, Any]) -> str:
@@ -278,15 +289,16 @@ class TicketAuthorizeView(MachineAPIView):
 
         def act(number: str) -> Response:
             ticket = services.ticket_authorize(machine=machine, validation_number=number, request_id=request_id)
-            return Response(
-                {
-                    "validation_number": ticket.validation_number,
-                    "state": ticket.state,
-                    "amount": format_amount(ticket.amount),
-                    "ticket_type": ticket.ticket_type,
-                    "hold_expires_at": _local(ticket.hold_expires_at, machine),
-                }
-            )
+            data = {
+                "validation_number": ticket.validation_number,
+                "state": ticket.state,
+                "amount": format_amount(ticket.amount),
+                "ticket_type": ticket.ticket_type,
+                "hold_expires_at": _local(ticket.hold_expires_at, machine),
+            }
+            if machine.is_kiosk:  # contract v1.1, "Kiosks": the cash to dispense, rounded up to the cent
+                data["payout"] = format_amount(cash_payout(ticket.amount))
+            return Response(data)
 
         return run_idempotent(
             machine=machine,
@@ -312,10 +324,16 @@ class TicketCommitView(MachineAPIView):
         def handle() -> Response:
             accepted = _choice(body, "result", ("accepted", "rejected")) == "accepted"
             reason = _text(body, "reason", required=False, max_length=255)
+            dispensed = _dispensed(body) if machine.is_kiosk and accepted else None
 
             def act(number: str) -> Response:
                 ticket = services.ticket_commit(
-                    machine=machine, validation_number=number, accepted=accepted, reason=reason, request_id=request_id
+                    machine=machine,
+                    validation_number=number,
+                    accepted=accepted,
+                    reason=reason,
+                    request_id=request_id,
+                    dispensed=dispensed,
                 )
                 return Response(_state_body(ticket))
 

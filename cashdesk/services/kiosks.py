@@ -1,0 +1,329 @@
+"""Kiosks' cash in the books: their redemptions and printed tickets (by the API), fills and drops (by staff).
+
+Each kiosk (a machine of kind `kiosk`) has a place of its own in the books, a
+CashDesk of kind `kiosk` made on first use. A redemption moves cash from the
+kiosk to the tickets outstanding; a ticket the kiosk printed moves cash in.
+The ticket rules call these through `tickets.kiosks` (registered in
+CashdeskConfig.ready). Fills and drops are asked for by a floor attendant or a
+supervisor and approved by a supervisor who did not ask; a drop carries the
+count of everything taken out, and its difference from the books goes to
+over/short, leaving the kiosk at zero.
+
+Locks: the ticket (tickets), then the kiosk's place, then the vault: the same
+order everywhere, so a kiosk and the cage never deadlock.
+"""
+
+import datetime as dt
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from cashdesk.books import ZERO, place_balances
+from cashdesk.errors import CashDeskError
+from cashdesk.items import Item
+from cashdesk.models import (
+    CashDesk,
+    CashTransaction,
+    KioskTransfer,
+    ShiftCount,
+    ShiftCountLine,
+    TransactionKind,
+)
+from cashdesk.services.ledger import cash, post_transaction
+from machines.models import Machine
+from tickets.exceptions import TicketRefused
+from tickets.models import Ticket, TicketState
+from tickets.money import CENT, cash_payout, format_money
+
+REQUESTERS = ("staff.record_receipt", "staff.supervise_desk")
+SUPERVISOR = "staff.supervise_desk"
+
+
+def kiosk_place(machine: Machine) -> CashDesk:
+    """The kiosk's place in the books, made on first use (named in the casino's language)."""
+    place = CashDesk.objects.filter(machine=machine).first()
+    if place is not None:
+        return place
+    if not machine.is_kiosk:
+        raise CashDeskError("not_a_kiosk", _("This machine is not a kiosk."))
+    with translation.override(machine.casino.language):
+        name = _("Kiosk %(asset)s") % {"asset": machine.asset_number}
+    try:
+        with transaction.atomic():
+            return CashDesk.objects.create(
+                casino_id=machine.casino_id,
+                kind=CashDesk.Kind.KIOSK,
+                machine=machine,
+                code=f"KS{machine.pk}",
+                name=name[:64],
+                cash_limit=machine.casino.kiosk_cash_capacity,
+                cash_limit_enforced=False,
+            )
+    except IntegrityError:  # made at the same moment by another request
+        return CashDesk.objects.get(machine=machine)
+
+
+def _lock_place(machine: Machine) -> CashDesk:
+    place = kiosk_place(machine)
+    return CashDesk.objects.select_for_update().get(pk=place.pk)
+
+
+def _held_for_others(machine: Machine, ticket: Ticket | None) -> Decimal:
+    """Payouts this kiosk has authorized and not committed yet (other than `ticket`): cash already promised."""
+    held = Ticket.objects.filter(state=TicketState.REDEEM_PENDING, holder_machine=machine)
+    if ticket is not None:
+        held = held.exclude(pk=ticket.pk)
+    return sum((cash_payout(amount) for amount in held.values_list("amount", flat=True)), ZERO)
+
+
+def _waiting_drop(place: CashDesk) -> bool:
+    return KioskTransfer.objects.filter(
+        kiosk=place, direction=KioskTransfer.Direction.DROP, approved_at__isnull=True, cancelled_at__isnull=True
+    ).exists()
+
+
+class KioskBooks:
+    """What `tickets` asks of the books for a kiosk (tickets.kiosks.KioskCash)."""
+
+    def available(self, *, machine: Machine, ticket: Ticket) -> Decimal:
+        place = _lock_place(machine)
+        if _waiting_drop(place):  # its cassettes are out for the count
+            return ZERO
+        return place_balances(place)[Item.CASH] - _held_for_others(machine, ticket)
+
+    def book_payout(self, *, machine: Machine, ticket: Ticket, payout: Decimal, at: dt.datetime) -> str:
+        place = _lock_place(machine)
+        try:
+            with transaction.atomic():
+                tx = post_transaction(
+                    shift=None,
+                    desk=place,
+                    kind=TransactionKind.KIOSK_PAYOUT,
+                    amount=payout,
+                    lines=[cash(-payout)],
+                    user=None,
+                    machine=machine,
+                    ticket=ticket,
+                    at=at,
+                )
+        except CashDeskError as error:
+            raise TicketRefused("kiosk_empty", "This kiosk's books do not hold the payout.", ticket) from error
+        return tx.receipt_number
+
+    def book_ticket(self, *, machine: Machine, ticket: Ticket, at: dt.datetime) -> str:
+        place = _lock_place(machine)
+        tx = post_transaction(
+            shift=None,
+            desk=place,
+            kind=TransactionKind.KIOSK_TICKET,
+            amount=ticket.amount,
+            lines=[cash(ticket.amount)],
+            user=None,
+            machine=machine,
+            ticket=ticket,
+            at=at,
+        )
+        return tx.receipt_number
+
+    def totals(
+        self, *, machine_ids: list[int], begin: dt.datetime, finish: dt.datetime
+    ) -> dict[int, tuple[Decimal, Decimal]]:
+        return kiosk_dispensed_and_taken_in(machine_ids, begin, finish)
+
+
+def _vault(casino_id: int) -> CashDesk:
+    vault = CashDesk.objects.filter(casino_id=casino_id, kind=CashDesk.Kind.VAULT).first()
+    if vault is None:
+        raise CashDeskError("no_vault", _("This casino has no vault set up."))
+    return vault
+
+
+def kiosk_transfer_request(
+    *, machine: Machine, user: User, direction: str, amount: Decimal, operation_key: str | None = None
+) -> KioskTransfer:
+    """Ask to fill a kiosk from the vault (the amount taken out) or to drop it (the amount counted out of it)."""
+    if not any(user.has_perm(perm) for perm in REQUESTERS):
+        raise CashDeskError("forbidden", _("Only floor attendants and supervisors fill or drop kiosks."))
+    if direction not in KioskTransfer.Direction.values:
+        raise CashDeskError("invalid_direction", _("Choose a fill or a drop."))
+    fill = direction == KioskTransfer.Direction.FILL
+    if amount < 0 or (fill and amount == 0) or amount != amount.quantize(CENT):
+        raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
+    casino = machine.casino
+    if amount > casino.max_transfer_amount:
+        raise CashDeskError(
+            "over_limit",
+            _("A single transfer may be at most %(limit)s.") % {"limit": format_money(casino.max_transfer_amount)},
+        )
+    with transaction.atomic():
+        place = _lock_place(machine)
+        if operation_key and (done := KioskTransfer.objects.filter(operation_key=operation_key).first()) is not None:
+            if done.requested_by_id != user.pk:
+                raise CashDeskError("operation_key_used", _("This form was already used by someone else."))
+            return done
+        if KioskTransfer.objects.filter(kiosk=place, approved_at__isnull=True, cancelled_at__isnull=True).exists():
+            raise CashDeskError(
+                "transfer_waiting", _("A fill or drop of this kiosk is waiting for approval: approve or cancel it.")
+            )
+        if fill:
+            _check_capacity(place, amount)
+        return KioskTransfer.objects.create(
+            kiosk=place,
+            direction=direction,
+            amount=amount,
+            requested_by=user,
+            requested_at=timezone.now(),
+            operation_key=operation_key or None,
+        )
+
+
+def _check_capacity(place: CashDesk, amount: Decimal) -> None:
+    capacity = place.casino.kiosk_cash_capacity
+    held = place_balances(place)[Item.CASH]
+    if held + amount > capacity:
+        raise CashDeskError(
+            "over_capacity",
+            _("%(kiosk)s holds %(held)s and takes at most %(capacity)s: fill at most %(room)s.")
+            % {
+                "kiosk": place.name,
+                "held": format_money(held),
+                "capacity": format_money(capacity),
+                "room": format_money(max(capacity - held, ZERO)),
+            },
+        )
+
+
+def _lock_transfer(transfer: KioskTransfer, supervisor: User) -> tuple[KioskTransfer, CashDesk]:
+    if not supervisor.has_perm(SUPERVISOR):
+        raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
+    transfer = KioskTransfer.objects.select_for_update().get(pk=transfer.pk)
+    if transfer.approved_at is not None:
+        raise CashDeskError("already_approved", _("This transfer has already been approved."))
+    if transfer.cancelled_at is not None:
+        raise CashDeskError("cancelled", _("This transfer was cancelled."))
+    place = CashDesk.objects.select_for_update().get(pk=transfer.kiosk_id)
+    return transfer, place
+
+
+def kiosk_transfer_approve(*, transfer: KioskTransfer, supervisor: User) -> KioskTransfer:
+    """Move the cash between the kiosk and the vault; a drop's count settles the kiosk's books at zero."""
+    with transaction.atomic():
+        transfer, place = _lock_transfer(transfer, supervisor)
+        if transfer.requested_by_id == supervisor.pk:
+            raise CashDeskError("own_request", _("A transfer is approved by someone other than who asked for it."))
+        if (
+            place.machine_id is not None
+            and Ticket.objects.filter(state=TicketState.REDEEM_PENDING, holder_machine_id=place.machine_id).exists()
+        ):
+            raise CashDeskError("kiosk_busy", _("The kiosk is paying a ticket right now; approve again in a moment."))
+        vault = _vault(place.casino_id)
+        now = timezone.now()
+        if transfer.direction == KioskTransfer.Direction.FILL:
+            _check_capacity(place, transfer.amount)
+            tx: CashTransaction | None = post_transaction(
+                shift=None,
+                desk=place,
+                kind=TransactionKind.FILL,
+                amount=transfer.amount,
+                lines=[cash(transfer.amount)],
+                user=transfer.requested_by,
+                approved_by=supervisor,
+                other_place=vault,
+                at=now,
+            )
+            count = None
+        else:
+            tx, count = _drop(transfer, place, vault, supervisor, now)
+        transfer.transaction = tx
+        transfer.count = count
+        transfer.approved_by = supervisor
+        transfer.approved_at = now
+        transfer.save(update_fields=["transaction", "count", "approved_by", "approved_at"])
+    return transfer
+
+
+def _drop(
+    transfer: KioskTransfer, place: CashDesk, vault: CashDesk, supervisor: User, now: dt.datetime
+) -> tuple[CashTransaction | None, ShiftCount]:
+    expected = place_balances(place)[Item.CASH]
+    counted = transfer.amount
+    count = ShiftCount.objects.create(
+        desk=place, shift=None, kind=ShiftCount.Kind.KIOSK, counted_by=transfer.requested_by, counted_at=now
+    )
+    ShiftCountLine.objects.create(
+        count=count, item=Item.CASH, counted_amount=counted, expected_amount=expected, variance=counted - expected
+    )
+    if counted != expected:
+        # The books come to the count first: the difference is the kiosk's over (+) or short (-).
+        count.transaction = post_transaction(
+            shift=None,
+            desk=place,
+            kind=TransactionKind.COUNT,
+            amount=abs(counted - expected),
+            lines=[cash(counted - expected)],
+            user=transfer.requested_by,
+            counterparty="over_short",
+            note=_("Kiosk drop count"),
+            at=now,
+        )
+        count.save(update_fields=["transaction"])
+    if counted == 0:
+        return None, count
+    tx = post_transaction(
+        shift=None,
+        desk=place,
+        kind=TransactionKind.DROP,
+        amount=counted,
+        lines=[cash(-counted)],
+        user=transfer.requested_by,
+        approved_by=supervisor,
+        other_place=vault,
+        at=now,
+    )
+    return tx, count
+
+
+def kiosk_transfer_cancel(*, transfer: KioskTransfer, user: User) -> KioskTransfer:
+    """Withdraw a waiting fill or drop: who asked for it, or a supervisor."""
+    with transaction.atomic():
+        transfer = KioskTransfer.objects.select_for_update().get(pk=transfer.pk)
+        if transfer.requested_by_id != user.pk and not user.has_perm(SUPERVISOR):
+            raise CashDeskError("forbidden", _("Only who asked for it, or a supervisor, cancels a transfer."))
+        if transfer.approved_at is not None:
+            raise CashDeskError("already_approved", _("This transfer has already been approved."))
+        if transfer.cancelled_at is not None:
+            return transfer
+        transfer.cancelled_by = user
+        transfer.cancelled_at = timezone.now()
+        transfer.save(update_fields=["cancelled_by", "cancelled_at"])
+    return transfer
+
+
+def kiosk_dispensed_and_taken_in(
+    machine_ids: list[int], begin: dt.datetime, finish: dt.datetime
+) -> dict[int, tuple[Decimal, Decimal]]:
+    """Per kiosk: the cash its books say it dispensed for tickets and took in for tickets, in [begin, finish)."""
+    result: dict[int, tuple[Decimal, Decimal]] = {}
+    rows = (
+        CashTransaction.objects.filter(
+            machine_id__in=machine_ids,
+            kind__in=[TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET],
+            created_at__gte=begin,
+            created_at__lt=finish,
+        )
+        .values("machine_id", "kind")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    for row in rows:
+        dispensed, taken_in = result.get(row["machine_id"], (ZERO, ZERO))
+        if row["kind"] == TransactionKind.KIOSK_PAYOUT:
+            dispensed += row["total"]
+        else:
+            taken_in += row["total"]
+        result[row["machine_id"]] = (dispensed, taken_in)
+    return result
