@@ -1,12 +1,14 @@
 from django.contrib import admin
 
-from cashdesk.models import CashDesk, CashTransaction, HoldCase, Leg, MachineReceipt, Shift
+from cashdesk.models import CashDesk, CashTransaction, HoldCase, KioskTransfer, Leg, MachineReceipt, Shift
 from casino_office.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
 @admin.register(CashDesk)
 class CashDeskAdmin(admin.ModelAdmin):
-    list_display = ["code", "name", "casino", "kind", "cash_limit"]
+    list_display = ["code", "name", "casino", "kind", "machine", "cash_limit"]
+    # A kiosk's place is made with its kiosk (cashdesk.services.kiosks.kiosk_place), never by hand.
+    readonly_fields = ["machine"]
     list_filter = ["casino", "kind"]
 
 
@@ -18,7 +20,7 @@ class LegInline(ReadOnlyInline):
 
 @admin.register(CashTransaction)
 class CashTransactionAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "desk", "number", "kind", "amount", "created_by", "approved_by"]
+    list_display = ["created_at", "desk", "number", "kind", "amount", "created_by", "machine", "approved_by"]
     list_filter = ["casino", "kind", "desk"]
     inlines = [LegInline]
 
@@ -39,3 +41,9 @@ class HoldCaseAdmin(ReadOnlyAdmin):
 class MachineReceiptAdmin(ReadOnlyAdmin):
     list_display = ["number", "casino", "machine", "amount", "source", "kind", "state", "created_at", "paid_by"]
     list_filter = ["casino", "source", "state"]
+
+
+@admin.register(KioskTransfer)
+class KioskTransferAdmin(ReadOnlyAdmin):
+    list_display = ["requested_at", "kiosk", "direction", "amount", "requested_by", "approved_by", "cancelled_at"]
+    list_filter = ["direction", "kiosk__casino"]

@@ -1,3 +1,5 @@
+import re
+
 import yaml
 from django.test import Client
 
@@ -46,3 +48,19 @@ def test_browsable_docs_are_served_without_any_cdn(db):
     assert "swagger-ui" in html
     assert "cdn.jsdelivr.net" not in html
     assert "unpkg.com" not in html
+
+
+def test_the_schema_carries_the_kiosk_fields(db):
+    """Contract v1.1 "Kiosks": authorize's 200 may add payout; commit may carry dispensed; 409 names the refusals."""
+    schema = Client().get("/api/v1/schema/?format=json").json()
+    components = schema["components"]["schemas"]
+    authorize = schema["paths"]["/api/v1/tickets/{validation_number}/authorize"]["post"]
+    answer = authorize["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "payout" in components[answer]["properties"]
+    assert "payout" not in components[answer].get("required", [])
+    commit = schema["paths"]["/api/v1/tickets/{validation_number}/commit"]["post"]
+    body = commit["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "dispensed" in components[body]["properties"]
+    assert "dispensed" not in components[body].get("required", [])
+    codes = set(re.findall(r"\w+", authorize["responses"]["409"]["description"]))
+    assert {"kiosk_empty", "not_cashable", "over_kiosk_limit", "already_redeemed"} <= codes

@@ -444,3 +444,17 @@ def test_every_kiosk_change_is_recorded_with_who_and_when(api, kiosk, kiosk_api,
     assert transfer.requested_at <= transfer.approved_at
     events = list(TicketEvent.objects.filter(ticket__validation_number=number).values_list("kind", "machine"))
     assert events[-2:] == [("authorized", kiosk.pk), ("redeemed", kiosk.pk)]
+
+
+def test_a_ticket_a_kiosk_printed_offline_books_its_cash_when_reported(casino, kiosk, kiosk_api):
+    from tests.api.test_offline_validation import pool, report
+
+    number = pool(kiosk_api, 1)[0]
+    response = report(kiosk_api, number, amount="45.00")
+
+    assert response.status_code == 201, response.json()
+    ticket = Ticket.objects.get(validation_number=number)
+    assert kiosk_cash(kiosk) == Decimal("45.00")
+    assert CashTransaction.objects.get(kind=TransactionKind.KIOSK_TICKET).ticket == ticket
+    assert report(kiosk_api, pool(kiosk_api, 1)[0], amount="45.005").json()["code"] == "invalid_amount"
+    assert_books_balance(casino)

@@ -171,6 +171,14 @@ _NUMBER_ERRORS = {
     404: OpenApiResponse(ErrorSchema, description="not_found"),
     429: OpenApiResponse(ErrorSchema, description="rate_limited"),
 }
+_AUTHORIZE_ERRORS = {
+    **_NUMBER_ERRORS,
+    409: OpenApiResponse(
+        ErrorSchema,
+        description="request_id_reused, already_redeemed, pending_elsewhere, expired, void, not_printed, on_hold, "
+        "not_reported; kiosks (v1.1) also not_cashable, over_kiosk_limit, kiosk_empty",
+    ),
+}
 _NUMBER_PARAM = OpenApiParameter(
     "validation_number",
     {"type": "string", "pattern": "^[0-9][0-9 -]*$", "maxLength": 40},
@@ -280,7 +288,7 @@ class TicketAuthorizeView(MachineAPIView):
         summary="Ticket-in, step 1: hold the ticket for this machine",
         parameters=[_NUMBER_PARAM],
         request=AuthorizeRequestSchema,
-        responses={200: AuthorizeResponseSchema, **_NUMBER_ERRORS},
+        responses={200: AuthorizeResponseSchema, **_AUTHORIZE_ERRORS},
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
         machine = self.machine(request)
