@@ -248,7 +248,6 @@ class Migration(migrations.Migration):
             constraint=models.CheckConstraint(
                 condition=models.Q(
                     models.Q(
-                        ("created_by__isnull", True),
                         ("kind__in", ["kiosk_payout", "kiosk_ticket"]),
                         ("machine__isnull", False),
                     ),

@@ -48,7 +48,8 @@ IDENTITY_KINDS: list[str] = [
     # database refuses, whatever the path, a kiosk payout above it (a kiosk identifies nobody).
     TransactionKind.KIOSK_PAYOUT,
 ]
-# Written by a kiosk by the API: `machine` is the kiosk and `created_by` is empty.
+# Written by a kiosk by the API: `machine` is the kiosk and `created_by` is empty (or the supervisor who
+# settled a stuck redemption at the kiosk from its meters).
 KIOSK_KINDS: list[str] = [TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET]
 # Approved by a second person: the approver is never the one who asked.
 APPROVED_KINDS: list[str] = [TransactionKind.REVERSAL, TransactionKind.DROP, TransactionKind.FILL]
@@ -187,9 +188,10 @@ class CashTransaction(models.Model):
                 condition=~Q(kind__in=APPROVED_KINDS) | ~Q(approved_by=F("created_by")),
                 name="cashtx_approver_is_not_creator",
             ),
-            # A person made it, or a kiosk made one of its own kinds: never neither, never both.
+            # A kiosk's kinds name the kiosk (and a person only when a supervisor settled a stuck payout);
+            # every other kind is made by a person and names no kiosk.
             models.CheckConstraint(
-                condition=Q(kind__in=KIOSK_KINDS, machine__isnull=False, created_by__isnull=True)
+                condition=Q(kind__in=KIOSK_KINDS, machine__isnull=False)
                 | (~Q(kind__in=KIOSK_KINDS) & Q(machine__isnull=True, created_by__isnull=False)),
                 name="cashtx_made_by_person_or_kiosk",
             ),

@@ -135,6 +135,27 @@ class KioskBooks:
         return kiosk_dispensed_and_taken_in(machine_ids, begin, finish)
 
 
+def kiosk_payout_settled(*, ticket: Ticket, user: User, at: dt.datetime) -> CashTransaction:
+    """A supervisor settles a stuck redemption at a kiosk as paid (its meters show the cash went out): book it.
+
+    Call with the ticket locked, inside the transaction that resolves it.
+    """
+    machine = Machine.objects.get(pk=ticket.holder_machine_id)
+    payout = cash_payout(ticket.amount)
+    return post_transaction(
+        shift=None,
+        desk=_lock_place(machine),
+        kind=TransactionKind.KIOSK_PAYOUT,
+        amount=payout,
+        lines=[cash(-payout)],
+        user=user,
+        machine=machine,
+        ticket=ticket,
+        at=at,
+        note=_("Stuck redemption settled from the kiosk's meters"),
+    )
+
+
 def _vault(casino_id: int) -> CashDesk:
     vault = CashDesk.objects.filter(casino_id=casino_id, kind=CashDesk.Kind.VAULT).first()
     if vault is None:

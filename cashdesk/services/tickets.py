@@ -19,12 +19,13 @@ from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashDesk, CashTransaction, HoldCase, Shift, TransactionKind
+from cashdesk.services.kiosks import kiosk_payout_settled
 from cashdesk.services.ledger import cash, lock_shift, operation_replay, post_transaction
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
-from tickets.models import Ticket
+from tickets.models import Ticket, TicketState
 from tickets.money import CENT, cash_payout
 
 
@@ -282,8 +283,13 @@ def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, met
         raise CashDeskError("reason_required", _("Give the meter reading and the reason."))
     with transaction.atomic(), _as_desk_refusal():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        holder = locked.holder_machine
+        now = timezone.now()
+        if credits_taken and holder is not None and holder.is_kiosk and locked.state == TicketState.REDEEM_PENDING:
+            # At a kiosk "credits taken" is cash dispensed: it leaves the kiosk's books with the ticket.
+            kiosk_payout_settled(ticket=locked, user=user, at=now)
         return ticket_rules.ticket_resolve_stuck(
-            ticket=locked, user=user, credits_taken=credits_taken, meter_reading=meter_reading, reason=reason
+            ticket=locked, user=user, credits_taken=credits_taken, meter_reading=meter_reading, reason=reason, at=now
         )
 
 

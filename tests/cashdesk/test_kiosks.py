@@ -458,3 +458,45 @@ def test_a_ticket_a_kiosk_printed_offline_books_its_cash_when_reported(casino, k
     assert CashTransaction.objects.get(kind=TransactionKind.KIOSK_TICKET).ticket == ticket
     assert report(kiosk_api, pool(kiosk_api, 1)[0], amount="45.005").json()["code"] == "invalid_amount"
     assert_books_balance(casino)
+
+
+@pytest.mark.parametrize("credits_taken", [True, False])
+def test_a_stuck_kiosk_redemption_settled_from_its_meters_books_the_cash_only_if_it_went_out(
+    api, casino, kiosk, kiosk_api, stocked_vault, floor, supervisor, credits_taken
+):
+    fill(kiosk, floor, supervisor, amount="100.00")
+    number = api.issued_ticket("30.005")
+    kiosk_api.authorize(number)  # the kiosk never commits
+    ticket = Ticket.objects.get(validation_number=number)
+
+    services.ticket_resolve_stuck(
+        ticket=ticket,
+        user=supervisor,
+        credits_taken=credits_taken,
+        meter_reading="cash out 1234.56",
+        reason="no commit",
+    )
+
+    ticket.refresh_from_db()
+    assert ticket.state == (TicketState.REDEEMED if credits_taken else TicketState.ISSUED)
+    assert kiosk_cash(kiosk) == (Decimal("69.99") if credits_taken else Decimal("100.00"))
+    payouts = CashTransaction.objects.filter(kind=TransactionKind.KIOSK_PAYOUT)
+    assert [(tx.created_by, tx.machine) for tx in payouts] == ([(supervisor, kiosk)] if credits_taken else [])
+    assert_books_balance(casino)
+
+
+def test_the_database_refuses_a_kiosk_transaction_without_its_kiosk(casino, kiosk, api, supervisor):
+    place = kiosk_place(kiosk)
+    ticket = Ticket.objects.get(validation_number=api.issued_ticket("15.00"))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        CashTransaction.objects.create(
+            casino=casino,
+            desk=place,
+            number=1,
+            kind=TransactionKind.KIOSK_TICKET,
+            amount=Decimal("15.00"),
+            identity_threshold=casino.identity_threshold,
+            ticket=ticket,
+            created_by=supervisor,
+            created_at=ticket.issued_at,
+        )
