@@ -50,3 +50,25 @@ BEGIN
 END;
 $$ LANGUAGE plpgsql;
 """
+
+# Promotional credits are played, never paid in cash: no cash payout of a promo ticket, at a desk or at a
+# kiosk, whatever wrote it (issue 14; the services refuse it first with `not_cashable`).
+CASH_PAYOUT_IS_CASHABLE = """
+CREATE OR REPLACE FUNCTION cashdesk_cash_payout_is_cashable() RETURNS trigger AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable') THEN
+        RAISE EXCEPTION 'cash transaction % pays a promotional ticket in cash', NEW.id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END;
+$$ LANGUAGE plpgsql;
+CREATE TRIGGER cashdesk_cash_payout_is_cashable_trg
+    BEFORE INSERT ON cashdesk_cashtransaction
+    FOR EACH ROW WHEN (NEW.kind IN ('ticket_payout', 'kiosk_payout'))
+    EXECUTE FUNCTION cashdesk_cash_payout_is_cashable();
+"""
+DROP_CASH_PAYOUT_IS_CASHABLE = """
+DROP TRIGGER IF EXISTS cashdesk_cash_payout_is_cashable_trg ON cashdesk_cashtransaction;
+DROP FUNCTION IF EXISTS cashdesk_cash_payout_is_cashable();
+"""

@@ -56,6 +56,11 @@ def _where_paid(ticket: Ticket) -> str:
     when = timezone.localtime(ticket.redeemed_at).strftime("%Y-%m-%d %H:%M:%S") if ticket.redeemed_at else "?"
     if ticket.redeemed_by_machine_id is not None:
         machine = ticket.redeemed_by_machine
+        if machine is not None and machine.is_kiosk:
+            return _("Already paid in cash on %(when)s at kiosk %(machine)s.") % {
+                "when": when,
+                "machine": machine.asset_number,
+            }
         return _("Already paid on %(when)s into machine %(machine)s.") % {
             "when": when,
             "machine": machine.asset_number if machine else "?",

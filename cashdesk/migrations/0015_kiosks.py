@@ -6,13 +6,20 @@ from django.db import migrations, models
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from cashdesk.books_sql import REQUIRE_REGISTER_ENTRY
+from cashdesk.books_sql import CASH_PAYOUT_IS_CASHABLE, DROP_CASH_PAYOUT_IS_CASHABLE, REQUIRE_REGISTER_ENTRY
 
 
-def register_trigger_with_kiosk_payouts(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
-    """The register trigger's list of kinds is built from IDENTITY_KINDS, which now holds kiosk payouts."""
+def kiosk_guards(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+    """The register trigger's list of kinds is built from IDENTITY_KINDS, which now holds kiosk payouts;
+    and no cash payout of a promotional ticket, at a desk or a kiosk."""
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute(REQUIRE_REGISTER_ENTRY, params=None)
+        schema_editor.execute(CASH_PAYOUT_IS_CASHABLE, params=None)
+
+
+def drop_kiosk_guards(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(DROP_CASH_PAYOUT_IS_CASHABLE, params=None)
 
 
 class Migration(migrations.Migration):
@@ -436,5 +443,5 @@ class Migration(migrations.Migration):
                 name="kiosktransfer_one_waiting_per_kiosk",
             ),
         ),
-        migrations.RunPython(register_trigger_with_kiosk_payouts, migrations.RunPython.noop, elidable=False),
+        migrations.RunPython(kiosk_guards, drop_kiosk_guards, elidable=False),
     ]

@@ -500,3 +500,33 @@ def test_the_database_refuses_a_kiosk_transaction_without_its_kiosk(casino, kios
             created_by=supervisor,
             created_at=ticket.issued_at,
         )
+
+
+def test_a_ticket_paid_at_a_kiosk_is_refused_at_the_desk_saying_where(
+    api, kiosk, kiosk_api, stocked_vault, floor, supervisor, shift, cashier
+):
+    fill(kiosk, floor, supervisor)
+    number = api.issued_ticket("10.00")
+    redeem(kiosk_api, number)
+    with pytest.raises(CashDeskError) as refused:
+        services.ticket_payout(shift=shift, user=cashier, validation_number=number)
+    assert refused.value.code == "already_redeemed"
+    assert "K-01" in refused.value.message and "kiosk" in refused.value.message.lower()
+
+
+@pytest.mark.parametrize("kind", [TransactionKind.KIOSK_PAYOUT, TransactionKind.TICKET_PAYOUT])
+def test_the_database_refuses_paying_a_promo_ticket_in_cash(casino, kiosk, api, kind, shift, cashier):
+    ticket = Ticket.objects.get(validation_number=api.issued_ticket("15.00", ticket_type="promo"))
+    kiosk_fields = {"machine": kiosk, "desk": kiosk_place(kiosk)}
+    desk_fields = {"created_by": cashier, "desk": shift.desk, "shift": shift}
+    with pytest.raises(IntegrityError, match="promotional"), transaction.atomic():
+        CashTransaction.objects.create(
+            casino=casino,
+            number=999,
+            kind=kind,
+            amount=Decimal("15.00"),
+            identity_threshold=casino.identity_threshold,
+            ticket=ticket,
+            created_at=ticket.issued_at,
+            **(kiosk_fields if kind == TransactionKind.KIOSK_PAYOUT else desk_fields),
+        )
