@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from cashdesk import views
-from cashdesk.views import dashboard, desk, documents, floor, reports, supervisor
+from cashdesk.views import dashboard, desk, documents, floor, kiosks, reports, supervisor
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -33,6 +33,11 @@ urlpatterns = [
     path("floor/receipts/", floor.machine_receipts, name="floor-receipts"),
     path("floor/receipts/<int:pk>.pdf", floor.receipt_pdf, name="floor-receipt-pdf"),
     path("floor/handpays/<int:pk>/confirm/", floor.handpay_confirm_view, name="floor-handpay-confirm"),
+    path("kiosks/", kiosks.kiosks, name="kiosks"),
+    path("kiosks/<int:pk>/fill/", kiosks.kiosk_request, {"direction": "fill"}, name="kiosk-fill"),
+    path("kiosks/<int:pk>/drop/", kiosks.kiosk_request, {"direction": "drop"}, name="kiosk-drop"),
+    path("kiosks/transfers/<int:pk>/approve/", kiosks.kiosk_approve, name="kiosk-approve"),
+    path("kiosks/transfers/<int:pk>/cancel/", kiosks.kiosk_cancel, name="kiosk-cancel"),
     path("supervisor/", supervisor.supervisor_home, name="supervisor"),
     path("supervisor/transfers/<int:pk>/approve/", supervisor.approve_transfer, name="approve-transfer"),
     path("supervisor/reversals/<int:pk>/approve/", supervisor.approve_reversal, name="approve-reversal"),

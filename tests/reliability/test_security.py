@@ -45,6 +45,11 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "floor-receipts": ("GET", {"floor_attendant"}),
     "floor-receipt-pdf": ("GET", {"floor_attendant"}),  # only receipts he wrote or confirmed (per object)
     "floor-handpay-confirm": ("POST", {"floor_attendant"}),
+    "kiosks": ("GET", {"floor_attendant", "shift_supervisor"}),
+    "kiosk-fill": ("POST", {"floor_attendant", "shift_supervisor"}),
+    "kiosk-drop": ("POST", {"floor_attendant", "shift_supervisor"}),
+    "kiosk-approve": ("POST", {"shift_supervisor"}),
+    "kiosk-cancel": ("POST", {"floor_attendant", "shift_supervisor"}),  # who asked, or a supervisor (per object)
     "supervisor": ("GET", {"shift_supervisor", "compliance_officer"}),
     "approve-transfer": ("POST", {"shift_supervisor"}),
     "approve-reversal": ("POST", {"shift_supervisor"}),
