@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from cashdesk.books import physical_balances
 from cashdesk.items import Item
+from cashdesk.kiosk_selectors import KioskCash, kiosk_cash
 from cashdesk.models import (
     CashDesk,
     HoldCase,
@@ -27,7 +28,7 @@ from cashdesk.models import (
 )
 from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
-from machines.models import Casino, MeterReconciliation
+from machines.models import Casino, Machine, MeterReconciliation
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
@@ -37,7 +38,12 @@ TREND_DAYS = 30
 
 @dataclass(frozen=True)
 class HourRow:
-    """One hour of the gaming day: tickets at the machines, and tickets at the desks, counted apart."""
+    """One hour of the gaming day: tickets at the machines, at the desks and at the kiosks, counted apart.
+
+    A kiosk is a machine in the books of the ticket system, but what it does is a desk's work: it pays
+    tickets in cash and prints tickets for cash taken in. Its tickets are not "printed by machines" nor
+    "played into machines", so they are counted on their own.
+    """
 
     hour: dt.datetime  # local start of the hour
     machine_out_count: int  # printed by machines (cash-outs)
@@ -48,6 +54,10 @@ class HourRow:
     desk_sold_amount: Decimal
     desk_paid_count: int  # paid out in cash at a desk
     desk_paid_amount: Decimal
+    kiosk_paid_count: int = 0  # paid out in cash at a kiosk
+    kiosk_paid_amount: Decimal = ZERO
+    kiosk_printed_count: int = 0  # printed by a kiosk for cash taken in
+    kiosk_printed_amount: Decimal = ZERO
 
 
 @dataclass(frozen=True)
@@ -78,17 +88,23 @@ class DeskCash:
 
 
 def tickets_per_hour(casino: Casino, day: dt.date) -> list[HourRow]:
-    """Per hour: tickets printed by machines and played into them, and tickets sold and paid at the desks.
+    """Per hour: tickets printed by machines and played into them, tickets sold and paid at the desks, and at kiosks.
 
     Two grouped reads (printed in the day, redeemed in the day), each split by where it happened.
     """
     begin, finish = casino.gaming_day_bounds(day)
     zone = casino.zoneinfo
+    kiosk = Machine.Kind.KIOSK
     splits = {
-        "printed_at": {"machine_out": Q(issuing_machine__isnull=False), "desk_sold": Q(issuing_desk__isnull=False)},
+        "printed_at": {
+            "machine_out": Q(issuing_machine__isnull=False) & ~Q(issuing_machine__kind=kiosk),
+            "desk_sold": Q(issuing_desk__isnull=False),
+            "kiosk_printed": Q(issuing_machine__kind=kiosk),
+        },
         "redeemed_at": {
-            "machine_in": Q(redeemed_by_machine__isnull=False),
+            "machine_in": Q(redeemed_by_machine__isnull=False) & ~Q(redeemed_by_machine__kind=kiosk),
             "desk_paid": Q(redeemed_by_machine__isnull=True),
+            "kiosk_paid": Q(redeemed_by_machine__kind=kiosk),
         },
     }
     counts: dict[str, dict[dt.datetime, tuple[int, Decimal]]] = {}
@@ -113,10 +129,11 @@ def tickets_per_hour(casino: Casino, day: dt.date) -> list[HourRow]:
     moment = begin
     while moment < finish:
         local = moment.astimezone(zone)
-        machine_out, machine_in, desk_sold, desk_paid = (
-            counts[label].get(local, (0, ZERO)) for label in ("machine_out", "machine_in", "desk_sold", "desk_paid")
+        machine_out, machine_in, desk_sold, desk_paid, kiosk_paid, kiosk_printed = (
+            counts[label].get(local, (0, ZERO))
+            for label in ("machine_out", "machine_in", "desk_sold", "desk_paid", "kiosk_paid", "kiosk_printed")
         )
-        hours.append(HourRow(local, *machine_out, *machine_in, *desk_sold, *desk_paid))
+        hours.append(HourRow(local, *machine_out, *machine_in, *desk_sold, *desk_paid, *kiosk_paid, *kiosk_printed))
         moment += dt.timedelta(hours=1)
     return hours
 
@@ -219,6 +236,11 @@ def cash_per_desk(casino: Casino) -> list[DeskCash]:
         DeskCash(desk, shifts.get(desk.pk), held.get(desk.pk, {}).get(Item.CASH, ZERO), desk.cash_limit)
         for desk in desks
     ]
+
+
+def cash_per_kiosk(casino: Casino) -> list[KioskCash]:
+    """Cash each kiosk holds now, from the books, against the casino's capacity; its last drop; what waits."""
+    return kiosk_cash(casino, using=reports_db())
 
 
 @dataclass(frozen=True)

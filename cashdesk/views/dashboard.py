@@ -8,7 +8,7 @@ from django.utils.formats import date_format, time_format
 from django.utils.translation import gettext as _
 
 from cashdesk import charts
-from cashdesk.dashboard import cash_per_desk, liability_trend, open_exceptions, tickets_per_hour
+from cashdesk.dashboard import cash_per_desk, cash_per_kiosk, liability_trend, open_exceptions, tickets_per_hour
 from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
@@ -35,15 +35,16 @@ def _gaming_day_line(casino: Casino, day: dt.date) -> str:
 
 @role_required("staff.view_dashboard")
 def dashboard(request: StaffRequest) -> HttpResponse:
-    """The manager's and supervisor's start page: today's ticket flow, liability, desk cash, exceptions."""
+    """The manager's and supervisor's start page: today's ticket flow, liability, desk and kiosk cash, exceptions."""
     casino = staff_casino(request)
     now = timezone.now()
     day = casino.gaming_day(now)
     hours = tickets_per_hour(casino, day)
     trend = liability_trend(casino, now)
     desks = cash_per_desk(casino)
+    kiosks = cash_per_kiosk(casino)
     hour_labels = [f"{row.hour:%H}" for row in hours]
-    # Only the machines' tickets: those sold and paid at the desks are counted on a line of their own.
+    # Only the machines' tickets: those sold and paid at the desks, and at kiosks, are counted on lines of their own.
     flow_chart = charts.grouped_bars(
         hour_labels,
         [
@@ -78,12 +79,22 @@ def dashboard(request: StaffRequest) -> HttpResponse:
                 "desk_sold_amount",
                 "desk_paid_count",
                 "desk_paid_amount",
+                "kiosk_paid_count",
+                "kiosk_paid_amount",
+                "kiosk_printed_count",
+                "kiosk_printed_amount",
             )
         },
         "trend": trend,
         "liability_now": trend[-1].amount,
         "liability_month_ago": trend[0].amount,
         "desks": desks,
+        "kiosks": kiosks,
+        # The kiosks' line and columns of tickets when the casino has kiosks (or its kiosks did something today).
+        "show_kiosk_tickets": bool(kiosks) or any(row.kiosk_paid_count or row.kiosk_printed_count for row in hours),
+        "low_kiosks": [kiosk for kiosk in kiosks if kiosk.low],
+        "kiosk_ceiling": casino.kiosk_payout_ceiling,
+        "kiosk_capacity": casino.kiosk_cash_capacity,
         "exceptions": open_exceptions(casino, now),
         "flow_chart": flow_chart,
         "trend_chart": trend_chart,
