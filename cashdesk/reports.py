@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from cashdesk.books import counterparty_balances, over_short_by_shift, physical_balances
 from cashdesk.items import ALL_ITEMS
+from cashdesk.kiosk_selectors import PERIOD_AMOUNTS, PERIOD_COUNTS, kiosk_period
 from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase
 from machines.models import Casino, MeterReconciliation
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
@@ -179,32 +180,62 @@ def per_machine(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, 
 
 
 def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
-    """Transactions per desk (by its name, as every screen calls it) and kind: how many and their EUR total."""
+    """Transactions per desk (by its name, as every screen calls it) and kind: how many and their EUR total.
+
+    The cash desks and the vault; a kiosk's cash is a place in the books but not a desk: its
+    transactions are in the kiosks report.
+    """
     begin, finish = casino.gaming_day_bounds(start, end)
     return [
         {"desk": row["desk__name"], "kind": row["kind"], "n": row["n"], "total": row["total"]}
         for row in CashTransaction.objects.using(reports_db())
         .filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
+        .exclude(desk__kind=CashDesk.Kind.KIOSK)
         .values("desk__code", "desk__name", "kind")
         .annotate(n=Count("id"), total=Sum("amount"))
         .order_by("desk__code", "kind")
     ]
 
 
-__all__ = ["exceptions", "outstanding_liability", "per_desk", "per_machine", "reports_db", "tickets_per_gaming_day"]
+def kiosks(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    """Per kiosk over the gaming days: tickets paid and printed, fills, drops, count differences, cash at the end.
+
+    Then a totals row (marked `_total`): the sums of every column, the cash at the end over all kiosks.
+    """
+    begin, finish = casino.gaming_day_bounds(start, end)
+    rows = kiosk_period(casino, begin, finish, using=reports_db())
+    if not rows:
+        return rows
+    totals: dict[str, Any] = {"kiosk": _("Total"), "_total": True}
+    totals.update({column: sum(row[column] for row in rows) for column in PERIOD_COUNTS})
+    totals.update({column: sum((row[column] for row in rows), Decimal("0.00")) for column in PERIOD_AMOUNTS})
+    return [*rows, totals]
+
+
+__all__ = [
+    "exceptions",
+    "kiosks",
+    "outstanding_liability",
+    "per_desk",
+    "per_machine",
+    "reports_db",
+    "tickets_per_gaming_day",
+]
 
 
 def books(casino: Casino, at: dt.datetime) -> list[dict[str, Any]]:
     """Every place's holdings per item at a moment, physical places then counterparties, and each item's total.
 
-    Double entry: each item's total over all places is zero, at every moment.
+    The physical places are the vault, the cash desks, then the kiosks (each kiosk's cash is a place of its
+    own). Double entry: each item's total over all places is zero, at every moment.
     """
     using = reports_db()
     desks = {desk.pk: desk for desk in CashDesk.objects.using(using).filter(casino=casino)}
     rows: list[dict[str, Any]] = []
     totals = dict.fromkeys(ALL_ITEMS, Decimal("0.00"))
     held = physical_balances(casino, at=at, using=using)
-    for desk_id in sorted(held, key=lambda pk: (desks[pk].kind != CashDesk.Kind.VAULT, desks[pk].code)):
+    order: dict[str, int] = {CashDesk.Kind.VAULT: 0, CashDesk.Kind.DESK: 1, CashDesk.Kind.KIOSK: 2}
+    for desk_id in sorted(held, key=lambda pk: (order.get(desks[pk].kind, 3), desks[pk].code)):
         for item in ALL_ITEMS:
             if held[desk_id][item]:
                 rows.append({"place": desks[desk_id].name, "item": item, "amount": held[desk_id][item]})

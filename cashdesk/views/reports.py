@@ -28,6 +28,7 @@ REPORTS = {
     "books": gettext_lazy("Books"),
     "overshort": gettext_lazy("Over/short per shift"),
     "meters": gettext_lazy("Meters against tickets"),
+    "kiosks": gettext_lazy("Per kiosk"),
 }
 # Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
 COLUMN_LABELS = {
@@ -66,6 +67,16 @@ COLUMN_LABELS = {
     "system": gettext_lazy("System's figure"),
     "difference": gettext_lazy("Difference"),
     "note": gettext_lazy("Note"),
+    "kiosk": gettext_lazy("Kiosk"),
+    "paid_count": gettext_lazy("Tickets paid"),
+    "paid_amount": gettext_lazy("Cash paid out"),
+    "printed_count": gettext_lazy("Tickets printed"),
+    "printed_amount": gettext_lazy("Cash taken in"),
+    "fill_count": gettext_lazy("Fills"),
+    "fill_amount": gettext_lazy("Cash filled"),
+    "drop_count": gettext_lazy("Drops"),
+    "drop_counted": gettext_lazy("Counted at drops"),
+    "cash_end": gettext_lazy("Cash at the end"),
 }
 # The meters a machine reports (machine contract v1.1), as the page names them; the CSV keeps the keys.
 METER_LABELS = {
@@ -83,6 +94,8 @@ NUMERIC_COLUMNS = {
     *(f"{label}_{part}" for label in ("issued", "redeemed", "expired") for part in ("count", "amount")),
     *("count", "amount", "tickets_out", "amount_out", "tickets_in", "amount_in", "n", "total", "variance"),
     *("meter_change", "system", "difference"),
+    *("paid_count", "paid_amount", "printed_count", "printed_amount", "fill_count", "fill_amount"),
+    *("drop_count", "drop_counted", "cash_end"),
 }
 # Places of each amount column in the CSV: a ticket's amount to the mill (as the machine and the ticket
 # carry it), cash in cents; counts are whole numbers and need no entry.
@@ -97,16 +110,24 @@ CSV_PLACES: dict[str, dict[str, int]] = {
     "overshort": {"variance": CASH_PLACES},
     # Meter amounts to the mill like tickets; the count meters are whole numbers and written as such.
     "meters": dict.fromkeys(("meter_change", "system", "difference"), TICKET_PLACES),
+    # The kiosks' cash as the books hold it, in cents.
+    "kiosks": dict.fromkeys(
+        ("paid_amount", "printed_amount", "fill_amount", "drop_counted", "variance", "cash_end"), CASH_PLACES
+    ),
 }
 
 
 def _written(value: Any, places: int | None) -> str:
-    """A CSV cell: amounts with a fixed number of places and a point, moments local to the second, days ISO."""
+    """A CSV cell: amounts with a fixed number of places and a point, moments local to the second, days ISO.
+
+    Nil is written unsigned ("0.00", never "-0.00"), whatever sign the sums left on it.
+    """
     if value is None:
         return ""
     if isinstance(value, Decimal):
         quantum = Decimal(1).scaleb(-(CASH_PLACES if places is None else places))
-        return f"{value.quantize(quantum):f}"
+        written = value.quantize(quantum)
+        return f"{written.copy_abs() if written.is_zero() else written:f}"
     if isinstance(value, dt.datetime):
         return timezone.localtime(value).isoformat(timespec="seconds")
     if isinstance(value, dt.date):
@@ -119,7 +140,7 @@ def _shown(column: str, value: Any) -> str:
     if value is None or value == "":
         return ""
     if isinstance(value, Decimal):
-        return format_money(value)
+        return format_money(value.copy_abs() if value.is_zero() else value)
     if isinstance(value, dt.datetime):
         return date_format(timezone.localtime(value), "SHORT_DATETIME_FORMAT")
     if isinstance(value, dt.date):
@@ -234,6 +255,10 @@ def report(request: StaffRequest) -> HttpResponse:
     elif kind == "machines":
         rows = reports.per_machine(casino, start, end)
         columns = ["machine", "tickets_out", "amount_out", "tickets_in", "amount_in"]
+    elif kind == "kiosks":
+        rows = reports.kiosks(casino, start, end)
+        columns = ["kiosk", "paid_count", "paid_amount", "printed_count", "printed_amount", "fill_count"]
+        columns += ["fill_amount", "drop_count", "drop_counted", "variance", "cash_end"]
     elif kind == "meters":
         rows = reports.meters(casino, day)
         columns = ["machine", "meter", "meter_change", "system", "difference", "note"]
@@ -266,8 +291,12 @@ def _page(
     day: dt.date | None = None,
 ) -> HttpResponse:
     numeric = [column in NUMERIC_COLUMNS for column in columns]
+    # Each row's cells, and whether it is a totals row (set apart on the page).
     table = [
-        [(_shown(column, row.get(column, "")), num) for column, num in zip(columns, numeric, strict=True)]
+        (
+            [(_shown(column, row.get(column, "")), num) for column, num in zip(columns, numeric, strict=True)],
+            bool(row.get("_total")),
+        )
         for row in rows
     ]
     return render(
