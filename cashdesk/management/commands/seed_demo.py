@@ -7,7 +7,12 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from cashdesk.models import CashDesk
+from cashdesk.books import place_balances
+from cashdesk.errors import CashDeskError
+from cashdesk.items import Item
+from cashdesk.models import CashDesk, KioskTransfer, ShiftCount
+from cashdesk.services import vault_count
+from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from machines.keys import hash_key
 from machines.models import Casino, Game, Machine
 from staff.models import StaffAssignment
@@ -43,6 +48,10 @@ MODELS = [
     ("Novomatic", "Novo Line", Decimal("0.100")),
 ]
 MACHINES_PER_CASINO = 8
+# Ticket redemption kiosks (machine contract v1.1, "Kiosks"), each filled from the vault on the first run. The second
+# holds little, so that a long simulated day (manage.py simulate_floor) sees it run empty and an attendant fill it.
+KIOSKS = [("9001", Decimal("10000.00")), ("9002", Decimal("3000.00"))]
+VAULT_CASH = Decimal("200000.00")  # the vault's first count, when seed_demo finds it never counted
 DEMO_ADMIN_PASSWORD = "demo-admin-2026"
 DEMO_STAFF_PASSWORD = "demo-staff-2026"
 DEMO_STAFF = [
@@ -53,6 +62,12 @@ DEMO_STAFF = [
     ("atitiktis", "compliance_officer"),
     ("vadovas", "manager"),
 ]
+
+
+def demo_staff_name(role: str, casino_code: str) -> str:
+    """The demo member of staff of a role in a casino: the first in DEMO_STAFF, e.g. pamainosvadove-tor."""
+    username = next(username for username, staff_role in DEMO_STAFF if staff_role == role)
+    return f"{username}-{casino_code.lower()}"
 
 
 def demo_key(casino_code: str, asset_number: str) -> str:
@@ -90,6 +105,22 @@ class Command(BaseCommand):
                     )
                     if created:
                         machine.games.set(games[i % len(games) : i % len(games) + 3])
+                for position, (asset, _fill) in enumerate(KIOSKS, start=1):
+                    Machine.objects.get_or_create(
+                        casino=casino,
+                        asset_number=asset,
+                        defaults={
+                            "kind": Machine.Kind.KIOSK,
+                            "serial_number": f"SN-{casino.code}-{asset}",
+                            "manufacturer": "Demo Kiosk",
+                            "model_name": "Ticket redemption kiosk",
+                            "area": "Main floor",
+                            "bank": "K",
+                            "position": str(position),
+                            "ticket_enrolled": True,
+                            "api_key_hash": hash_key(demo_key(casino.code, asset)),
+                        },
+                    )
             user_model = get_user_model()
             if not user_model.objects.filter(username="admin").exists():
                 user_model.objects.create_superuser("admin", "admin@example.invalid", DEMO_ADMIN_PASSWORD)
@@ -106,10 +137,37 @@ class Command(BaseCommand):
                         user = user_model.objects.create_user(name, password=DEMO_STAFF_PASSWORD)
                         user.groups.add(Group.objects.get(name=role))
                         StaffAssignment.objects.create(user=user, casino=casino)
+                self._stock_kiosks(casino)
         staff = ", ".join(f"{username}-tor ({role})" for username, role in DEMO_STAFF)
         self.stdout.write(
             f"Demo data ready: {Casino.objects.count()} casinos, {Machine.objects.count()} machines.\n"
             f"Machine keys: demo-<casino code>-<asset>, e.g. {demo_key('TOR', '1001')}\n"
+            f"Kiosks: {', '.join(asset for asset, _fill in KIOSKS)} in each casino\n"
             f"Admin: admin / {DEMO_ADMIN_PASSWORD}\n"
             f"Staff (password {DEMO_STAFF_PASSWORD}): {staff}; the same with -adm for Casino Admiral"
         )
+
+    def _stock_kiosks(self, casino: Casino) -> None:
+        """The vault's first count, then each kiosk's first fill from it: asked by the floor attendant, approved by
+        the shift supervisor. A vault counted before and a kiosk filled (or dropped) before are left as they are."""
+        user_model = get_user_model()
+        attendant = user_model.objects.get(username=demo_staff_name("floor_attendant", casino.code))
+        supervisor = user_model.objects.get(username=demo_staff_name("shift_supervisor", casino.code))
+        vault = CashDesk.objects.get(casino=casino, code="V")
+        if not ShiftCount.objects.filter(desk=vault).exists():
+            vault_count(vault=vault, user=supervisor, counted={Item.CASH: VAULT_CASH})
+        for asset, amount in KIOSKS:
+            machine = Machine.objects.get(casino=casino, asset_number=asset)
+            if not machine.is_kiosk or KioskTransfer.objects.filter(kiosk=kiosk_place(machine)).exists():
+                continue
+            if place_balances(vault)[Item.CASH] < amount:
+                self.stdout.write(f"Kiosk {asset} ({casino.code}) not filled: the vault holds less than {amount} EUR")
+                continue
+            try:
+                with transaction.atomic():
+                    transfer = kiosk_transfer_request(
+                        machine=machine, user=attendant, direction=KioskTransfer.Direction.FILL, amount=amount
+                    )
+                    kiosk_transfer_approve(transfer=transfer, supervisor=supervisor)
+            except CashDeskError as error:
+                self.stdout.write(f"Kiosk {asset} ({casino.code}) not filled: {error.message}")
