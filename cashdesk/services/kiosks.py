@@ -140,7 +140,9 @@ def kiosk_payout_settled(*, ticket: Ticket, user: User, at: dt.datetime) -> Cash
 
     Call with the ticket locked, inside the transaction that resolves it.
     """
-    machine = Machine.objects.get(pk=ticket.holder_machine_id)
+    machine = ticket.holder_machine
+    if machine is None:  # pragma: no cover - the caller settles only a ticket a kiosk holds
+        raise Machine.DoesNotExist("no machine holds this ticket")
     payout = cash_payout(ticket.amount)
     return post_transaction(
         shift=None,
