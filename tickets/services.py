@@ -303,6 +303,19 @@ def _kiosk_books() -> Any:
     return books
 
 
+def _kiosk_payout_book(*, machine: Machine, ticket: Ticket, at: dt.datetime) -> str | TicketRefused:
+    """Book a kiosk's payout of the ticket it holds: the receipt number, or why not (and nothing written)."""
+    if ticket.ticket_type != TicketType.CASHABLE:  # only if it was held before the machine became a kiosk
+        return TicketRefused("not_cashable", "A promo ticket is played in a machine; it is never paid in cash.")
+    try:
+        receipt: str = _kiosk_books().book_payout(
+            machine=machine, ticket=ticket, payout=cash_payout(ticket.amount), at=at
+        )
+    except TicketRefused as refused:
+        return refused
+    return receipt
+
+
 def ticket_commit(
     *,
     machine: Machine,
@@ -321,15 +334,17 @@ def ticket_commit(
     now = timezone.now()
     with _no_savepoint():
         ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
+        held_here = (
+            ticket is not None and ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk
+        )
+        kiosk_pays = held_here and machine.is_kiosk and accepted
+        booked: str | TicketRefused = ""
+        if ticket is not None and kiosk_pays and dispensed == cash_payout(ticket.amount):
+            # Booked first, before the ticket changes: if the books refuse, they wrote nothing.
+            booked = _kiosk_payout_book(machine=machine, ticket=ticket, at=now)
         if ticket is None:
             refusal: TicketRefused | TicketNotFound = TicketNotFound(detail=_NOT_FOUND)
-        elif (
-            machine.is_kiosk
-            and accepted
-            and ticket.state == TicketState.REDEEM_PENDING
-            and ticket.holder_machine_id == machine.pk
-            and dispensed != cash_payout(ticket.amount)
-        ):
+        elif kiosk_pays and dispensed != cash_payout(ticket.amount):
             refusal = _refuse(
                 ticket,
                 code="invalid_amount",
@@ -339,16 +354,25 @@ def ticket_commit(
                 at=now,
                 action="commit",
             )
-        elif ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk:
+        elif isinstance(booked, TicketRefused):
+            # The books refused (a rule changed since authorize, or the machine became a kiosk while holding
+            # the ticket): the ticket stays held. Refused after this block like every refusal, so that its
+            # event is kept: raising inside it would break the request's transaction (a 500).
+            refusal = _refuse(
+                ticket,
+                code=booked.code,
+                detail=booked.detail,
+                machine=machine,
+                request_id=request_id,
+                at=now,
+                action="commit",
+            )
+        elif held_here:
             from_state = ticket.state
             details: dict[str, Any] = {"late": now > ticket.hold_expires_at} if ticket.hold_expires_at else {}
-            if machine.is_kiosk and accepted:
-                payout = cash_payout(ticket.amount)
-                # Booked first: if the books refuse (they cannot: authorize set the cash aside), nothing changed.
-                details["kiosk_receipt"] = _kiosk_books().book_payout(
-                    machine=machine, ticket=ticket, payout=payout, at=now
-                )
-                details["payout"] = str(payout)
+            if kiosk_pays:
+                details["kiosk_receipt"] = booked
+                details["payout"] = str(cash_payout(ticket.amount))
             ticket.holder_machine = None
             ticket.authorized_at = None
             ticket.hold_expires_at = None

@@ -111,6 +111,10 @@ class KioskBooks:
                     at=at,
                 )
         except CashDeskError as error:
+            if error.code == "identity_required":  # the identity threshold was lowered since authorize
+                raise TicketRefused(
+                    "over_kiosk_limit", "The payout is now above the identity threshold; a cashier pays it.", ticket
+                ) from error
             raise TicketRefused("kiosk_empty", "This kiosk's books do not hold the payout.", ticket) from error
         return tx.receipt_number
 

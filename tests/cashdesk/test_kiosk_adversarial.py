@@ -237,6 +237,55 @@ def test_the_kiosk_limit_holds_to_the_mill(api, kiosk, kiosk_api, stocked_kiosk,
         assert kiosk_cash(kiosk) == Decimal("1000.00") - Decimal(payout)
 
 
+def test_an_identity_threshold_lowered_mid_redemption_is_a_refused_commit_not_a_500(
+    api, casino, kiosk, kiosk_api, stocked_kiosk, supervisor
+):
+    number = api.issued_ticket("900.00")
+    assert kiosk_api.authorize(number).status_code == 200
+    casino.identity_threshold = casino.kiosk_payout_limit = Decimal("500.00")
+    casino.save()
+
+    committed = kiosk_api.commit(number, dispensed="900.00")
+
+    assert committed.status_code == 409
+    assert committed.json()["code"] == "over_kiosk_limit"
+    assert state(number) == TicketState.REDEEM_PENDING  # a stuck redemption for a supervisor
+    assert refusals(number) == ["over_kiosk_limit"]
+    assert kiosk_cash(kiosk) == Decimal("1000.00")
+    # Settling it as paid would pay above the threshold without a person: refused, never written.
+    with pytest.raises(CashDeskError) as settle:
+        services.ticket_resolve_stuck(
+            ticket=Ticket.objects.get(validation_number=number),
+            user=supervisor,
+            credits_taken=True,
+            meter_reading="cash out 900.00",
+            reason="no commit",
+        )
+    assert settle.value.code == "identity_required"
+    assert payouts(number) == []
+
+
+def test_a_machine_made_a_kiosk_while_holding_a_ticket_pays_no_promo_and_no_cash_it_did_not_set_aside(
+    api, casino, stocked_vault, floor, supervisor
+):
+    became_kiosk = MachineFactory(casino=casino, asset_number="SW-1")
+    promo, cashable = api.issued_ticket("10.00", ticket_type="promo"), api.issued_ticket("30.00")
+    client = MachineClient(became_kiosk)  # the API reads the machine, and its kind, on every request
+    assert client.authorize(promo).status_code == 200
+    assert client.authorize(cashable).status_code == 200
+    Machine.objects.filter(pk=became_kiosk.pk).update(kind=Machine.Kind.KIOSK)
+
+    promo_commit = client.commit(promo, dispensed="10.00")
+    empty_commit = client.commit(cashable, dispensed="30.00")
+
+    assert promo_commit.status_code == empty_commit.status_code == 409
+    assert promo_commit.json()["code"] == "not_cashable"
+    assert empty_commit.json()["code"] == "kiosk_empty"
+    assert state(promo) == state(cashable) == TicketState.REDEEM_PENDING
+    assert payouts(promo) == payouts(cashable) == []
+    assert client.commit(promo, result="rejected").json()["state"] == TicketState.ISSUED
+
+
 # What the firmware sends
 
 
