@@ -52,19 +52,23 @@ def kiosk_place(machine: Machine) -> CashDesk:
         raise CashDeskError("not_a_kiosk", _("This machine is not a kiosk."))
     with translation.override(machine.casino.language):
         name = _("Kiosk %(asset)s") % {"asset": machine.asset_number}
-    try:
-        with transaction.atomic():
-            return CashDesk.objects.create(
-                casino_id=machine.casino_id,
-                kind=CashDesk.Kind.KIOSK,
-                machine=machine,
-                code=f"KS{machine.pk}",
-                name=name[:64],
-                cash_limit=machine.casino.kiosk_cash_capacity,
-                cash_limit_enforced=False,
-            )
-    except IntegrityError:  # made at the same moment by another request
-        return CashDesk.objects.get(machine=machine)
+    # Its code is KS<id>, or KS<id>-2... when a desk was given that code by hand.
+    for code in [f"KS{machine.pk}", *(f"KS{machine.pk}-{n}" for n in range(2, 10))]:
+        try:
+            with transaction.atomic():
+                return CashDesk.objects.create(
+                    casino_id=machine.casino_id,
+                    kind=CashDesk.Kind.KIOSK,
+                    machine=machine,
+                    code=code,
+                    name=name[:64],
+                    cash_limit=machine.casino.kiosk_cash_capacity,
+                    cash_limit_enforced=False,
+                )
+        except IntegrityError:
+            if (place := CashDesk.objects.filter(machine=machine).first()) is not None:
+                return place  # made at the same moment by another request
+    raise CashDeskError("kiosk_code_taken", _("Every code for this kiosk's cash is taken by other desks."))
 
 
 def _lock_place(machine: Machine) -> CashDesk:

@@ -475,6 +475,16 @@ def test_a_kiosk_transfer_of_a_wrong_amount_or_direction_is_refused(kiosk, floor
     assert not KioskTransfer.objects.exists()
 
 
+def test_a_kiosk_gets_its_place_even_when_a_desk_took_its_code(api, casino, kiosk, kiosk_api, floor, supervisor):
+    CashDesk.objects.create(casino=casino, code=f"KS{kiosk.pk}", name="A desk named by hand")
+
+    refused = kiosk_api.authorize(api.issued_ticket("10.00"))
+
+    assert refused.json()["code"] == "kiosk_empty"
+    place = kiosk_place(kiosk)
+    assert (place.kind, place.machine, place.code) == (CashDesk.Kind.KIOSK, kiosk, f"KS{kiosk.pk}-2")
+
+
 # Races
 
 
