@@ -95,7 +95,9 @@ class KioskBooks:
 
     def available(self, *, machine: Machine, ticket: Ticket) -> Decimal:
         place = _lock_place(machine)
-        if _waiting_drop(place):  # its cassettes are out for the count
+        held_here = ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk
+        # Its cassettes are out for the count: nothing more is promised (a ticket it already holds kept its cash).
+        if _waiting_drop(place) and not held_here:
             return ZERO
         return place_balances(place)[Item.CASH] - _held_for_others(machine, ticket)
 

@@ -186,6 +186,29 @@ def test_a_fill_waiting_for_approval_is_not_cash_and_a_cancelled_one_changes_not
     assert kiosk_api.authorize(big).json()["code"] == "kiosk_empty"
 
 
+def test_a_drop_requested_while_a_ticket_is_held_lets_that_ticket_finish_and_pays_no_other(
+    api, casino, kiosk, kiosk_api, stocked_kiosk, floor, supervisor
+):
+    held, other = api.issued_ticket("100.00"), api.issued_ticket("10.00")
+    assert kiosk_api.authorize(held).status_code == 200
+    drop = kiosk_transfer_request(machine=kiosk, user=floor, direction="drop", amount=Decimal("900.00"))
+
+    again = kiosk_api.authorize(held)  # its answer was lost: it asks again under a new request_id
+
+    assert again.status_code == 200, again.json()
+    assert again.json()["payout"] == "100.00"
+    assert kiosk_api.authorize(other).json()["code"] == "kiosk_empty"
+    with pytest.raises(CashDeskError) as busy:
+        kiosk_transfer_approve(transfer=drop, supervisor=supervisor)
+    assert busy.value.code == "kiosk_busy"
+    assert kiosk_api.commit(held, dispensed="100.00").status_code == 200
+    approved = kiosk_transfer_approve(transfer=drop, supervisor=supervisor)
+    assert approved.count.lines.get().variance == Decimal("0.00")  # 1000 - 100 paid = 900 counted
+    assert kiosk_cash(kiosk) == Decimal("0.00")
+    assert kiosk_api.authorize(other).json()["code"] == "kiosk_empty"
+    assert_books_balance(casino)
+
+
 def test_a_fill_above_capacity_at_approval_is_refused_even_if_it_fitted_when_asked(
     casino, kiosk, kiosk_api, stocked_vault, floor, supervisor
 ):
