@@ -1,7 +1,8 @@
 """The floor simulator (issue 13): simulated machines through the real API on gunicorn and PostgreSQL.
 
 A short simulated day with no injected fault reconciles to zero on every machine; with `--faults` the
-reconciliation shows exactly the lost prints and meter jumps the run injected, and nothing else.
+reconciliation shows exactly the lost prints and meter jumps the run injected, and nothing else. Kiosks
+(issue 14) play on the same floor: their cash meters reconcile with their books, which balance.
 """
 
 import datetime as dt
@@ -101,7 +102,10 @@ def test_without_distinct_on_the_starting_readings_are_the_same(casino, window_f
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """A fresh database with the demo casinos, served by gunicorn (the shipped config)."""
+    """A fresh database with the demo casinos, served by gunicorn (the shipped config).
+
+    Kiosk 9002 is dropped to the vault first, so that the day sees it refuse `kiosk_empty` and an attendant fill it.
+    """
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
         admin.execute(f"CREATE DATABASE {DATABASE}")
@@ -113,7 +117,7 @@ def server(tmp_path: Path) -> Iterator[dict[str, Any]]:
         LANGUAGE_CODE="en",
     )
     try:
-        for command in (["migrate", "--noinput", "-v0"], ["seed_demo"]):
+        for command in (["migrate", "--noinput", "-v0"], ["seed_demo"], ["kiosk_cash", "9002", "--drop", "3000.00"]):
             run([sys.executable, "manage.py", *command], env=env)
         port = free_port()
         with gunicorn(env, port, workers=2, output=tmp_path / "gunicorn.log") as process:
@@ -125,12 +129,21 @@ def server(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _simulate(server: dict[str, Any], *more: str) -> tuple[int, str]:
-    command = [sys.executable, "manage.py", "simulate_floor", "--machines", "4", "--minutes", "60", "--seed", "1"]
+    command = [
+        *(sys.executable, "manage.py", "simulate_floor"),
+        *("--machines", "4", "--kiosks", "2", "--minutes", "60", "--seed", "1"),
+    ]
     result = run([*command, "--url", server["url"], *more], env=server["env"], check=False)
     return result.returncode, result.stdout + result.stderr
 
 
 ROW = re.compile(r"^  (\d{4})\s+(\w+)\s+(\S+)\s+(\S+)\s+(\S+)$", re.MULTILINE)
+KIOSKS = re.compile(
+    r"^Kiosks: (\d+) tickets paid \((\S+) EUR\), (\S+) EUR cash dispensed; "
+    r"(\d+) tickets printed for \S+ EUR in notes; players sent to the cash desk: (\d+) "
+    r"\(kiosk_empty (\d+), not_cashable (\d+), over_kiosk_limit (\d+)\); fills: (\d+)",
+    re.MULTILINE,
+)
 FAULT = re.compile(r"^  (\d{4})\s+injected: (lost print of |meter jump: )(\S+)(?: \+(\S+))?", re.MULTILINE)
 
 
@@ -143,14 +156,87 @@ def _differences(output: str) -> dict[tuple[str, str], Decimal]:
     }
 
 
+def _kiosk_figures(output: str) -> dict[str, Any]:
+    """The summary's kiosk line: tickets paid, their amount, the cash dispensed, tickets printed, refusals, fills."""
+    found = KIOSKS.search(output)
+    assert found, output[-3000:]
+    return {
+        "paid": int(found[1]),
+        "paid_amount": Decimal(found[2]),
+        "dispensed": Decimal(found[3]),
+        "printed": int(found[4]),
+        "sent_to_desk": int(found[5]),
+        "refused": {"kiosk_empty": int(found[6]), "not_cashable": int(found[7]), "over_kiosk_limit": int(found[8])},
+        "fills": int(found[9]),
+    }
+
+
+def _kiosk_books(server: dict[str, Any]) -> dict[str, Any]:
+    """The server's books, read straight from its database (not through the code under test)."""
+    with psycopg.connect(server["env"]["DATABASE_URL"]) as connection:
+
+        def rows(sql: str) -> list[tuple[Any, ...]]:
+            return connection.execute(sql).fetchall()
+
+        return {
+            "unbalanced": rows(
+                "SELECT casino_id, item, SUM(amount) FROM cashdesk_leg GROUP BY casino_id, item HAVING SUM(amount) <> 0"
+            ),
+            "negative": rows(
+                "SELECT desk_id, item, SUM(amount) FROM cashdesk_leg WHERE desk_id IS NOT NULL"
+                " GROUP BY desk_id, item HAVING SUM(amount) < 0"
+            ),
+            "redeemed": rows(
+                "SELECT count(*) FROM tickets_ticket t"
+                " JOIN machines_machine m ON m.id = t.redeemed_by_machine_id WHERE m.kind = 'kiosk'"
+            )[0][0],
+            "payouts": rows(
+                "SELECT count(*), COALESCE(SUM(amount), 0) FROM cashdesk_cashtransaction WHERE kind = 'kiosk_payout'"
+            )[0],
+            # Each ticket redeemed at a kiosk has its payout booked out of that kiosk: its amount rounded up to the
+            # cent.
+            "unmatched": rows(
+                "SELECT count(*) FROM tickets_ticket t JOIN machines_machine m ON m.id = t.redeemed_by_machine_id"
+                " LEFT JOIN cashdesk_cashtransaction c ON c.ticket_id = t.id AND c.kind = 'kiosk_payout'"
+                " AND c.machine_id = m.id AND c.amount = CEIL(t.amount * 100) / 100"
+                " WHERE m.kind = 'kiosk' AND c.id IS NULL"
+            )[0][0],
+            # Each ticket a kiosk printed has the cash taken in booked into that kiosk.
+            "printed": rows(
+                "SELECT count(*) FROM cashdesk_cashtransaction c JOIN tickets_ticket t ON t.id = c.ticket_id"
+                " WHERE c.kind = 'kiosk_ticket' AND t.issuing_machine_id = c.machine_id AND c.amount = t.amount"
+            )[0][0],
+        }
+
+
+def _kiosk_rows(output: str) -> dict[tuple[str, str], tuple[str, str, str]]:
+    return {(asset, meter): rest for asset, meter, *rest in ROW.findall(output) if asset.startswith("9")}
+
+
 @pytest.mark.slow
 def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(server):
     code, output = _simulate(server)
     assert code == 0, output[-3000:]
-    assert "Result: all 4 machines reconcile to zero" in output
+    assert "Result: all 4 machines and 2 kiosks reconcile to zero" in output
     rows = ROW.findall(output)
-    assert {row[0] for row in rows} == {"1001", "1002", "1003", "1004"}
+    assert {row[0] for row in rows} == {"1001", "1002", "1003", "1004", "9001", "9002"}
     assert _differences(output) == {}
+    kiosk_rows = _kiosk_rows(output)
+    for asset in ("9001", "9002"):
+        for meter in ("cash_dispensed_amount", "bills_in_amount", "ticket_in_amount", "ticket_out_amount"):
+            change, system, difference = kiosk_rows[(asset, meter)]
+            assert Decimal(difference) == 0
+            assert Decimal(change) == Decimal(system)
+    day = _kiosk_figures(output)
+    assert day["paid"] > 0
+    assert day["printed"] > 0
+    assert day["dispensed"] > day["paid_amount"]  # tickets with a fraction of a cent, paid rounded up
+    assert day["dispensed"] == sum(Decimal(kiosk_rows[(a, "cash_dispensed_amount")][1]) for a in ("9001", "9002"))
+    # The emptied kiosk refused, the player went to the cash desk, an attendant filled it (through the books).
+    assert day["refused"]["kiosk_empty"] >= 1
+    assert day["sent_to_desk"] == sum(day["refused"].values())
+    assert day["fills"] >= 1
+    assert re.search(r"^\[\d\d:\d\d\] 9002 an attendant comes: Kiosk 9002 \(TOR\) filled from the vault", output, re.M)
     assert re.search(r"\d+ tickets printed", output), output[-3000:]
     assert re.search(r"\d+ ticket-ins", output), output[-3000:]
     assert not re.search(r"\d{18}", output), "a whole validation number in the output"
@@ -168,4 +254,20 @@ def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(ser
             expected[(asset, first)] = expected.get((asset, first), Decimal(0)) + Decimal(second)
     assert len(FAULT.findall(output)) == 3, output[-3000:]
     assert _differences(output) == expected
+    assert all(
+        Decimal(difference) == 0
+        for (_asset, meter), (*_, difference) in _kiosk_rows(output).items()
+        if difference != "—"
+    )
+    again = _kiosk_figures(output)
+
+    # Both days in the books: every item's legs sum to zero, no place holds less than nothing, and the kiosks'
+    # redemptions are exactly the tickets redeemed at kiosks, each paid its amount rounded up to the cent.
+    books = _kiosk_books(server)
+    assert books["unbalanced"] == []
+    assert books["negative"] == []
+    assert books["redeemed"] == books["payouts"][0] == day["paid"] + again["paid"]
+    assert books["payouts"][1] == day["dispensed"] + again["dispensed"]
+    assert books["unmatched"] == 0
+    assert books["printed"] == day["printed"] + again["printed"]
     assert "Traceback" not in server["log"].read_text()

@@ -12,10 +12,20 @@ Simulated minutes are compressed (`--pace` real seconds each, none by default) a
 the tickets get the server's clock and the readings and offline prints the machine's, both this computer's.
 So the reconciliation runs over the real window of the run (`tickets.reconciliation.reconcile_window`).
 
+Kiosks (`--kiosks`, issue 14) play on the same floor: players take tickets to a kiosk instead of playing them
+(authorize, then commit with the payout dispensed: the amount rounded up to the cent); a kiosk that refuses
+(`not_cashable`, `over_kiosk_limit`, `kiosk_empty`) sends the player to the cash desk. Players also break notes at
+a kiosk, which prints a ticket for them. A kiosk's meters (tickets in and out, `cash_dispensed_amount`,
+`bills_in_amount`) follow what it did, and the reconciliation compares the cash ones with the kiosk's books. With
+kiosks on the floor, slot machines now and then print a promo ticket or one above the kiosk limit, and those of
+0.001 EUR credits amounts with a fraction of a cent. A kiosk that ran empty is filled by an attendant a few minutes
+later through `manage.py kiosk_cash` (cashdesk's command: this app does not import the books; demo mode only).
+
 Ticket numbers are shown by their last four digits only, as in the logs.
 """
 
 import datetime as dt
+import io
 import json
 import random
 import signal
@@ -28,10 +38,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from machines.models import Casino, Machine, MeterReading
+from tickets.money import cash_payout, format_amount
 from tickets.reconciliation import RECONCILED_METERS, reconcile_window
 
 CENT = Decimal("0.01")
@@ -45,6 +57,18 @@ P_OFFLINE = Decimal("0.02")
 P_PRINT_FAILS = Decimal("0.03")
 COUNT_METERS = ("ticket_out_count", "ticket_in_count", "handpay_count", "games_played")
 AMOUNT_METERS = ("ticket_out_amount", "ticket_in_amount", "handpay_amount", "bills_in_amount")
+# Kiosks: chances per kiosk and simulated minute, and (with kiosks on the floor) per slot cashout.
+P_KIOSK_REDEEM = Decimal("0.2")
+P_KIOSK_NOTES = Decimal("0.12")
+P_PROMO = Decimal("0.04")
+P_OVER_KIOSK_LIMIT = Decimal("0.02")
+P_MILLS = Decimal("0.9")  # a cashout of a machine of 0.001 EUR credits with a fraction of a cent
+NOTES = (10, 20, 50, 100)
+KIOSK_REFUSALS = ("kiosk_empty", "not_cashable", "over_kiosk_limit")  # the player goes to the cash desk
+KIOSK_COUNT_METERS = ("ticket_out_count", "ticket_in_count")
+KIOSK_AMOUNT_METERS = ("ticket_out_amount", "ticket_in_amount", "bills_in_amount", "cash_dispensed_amount")
+ATTENDANT_MINUTES = 3  # from a kiosk's first kiosk_empty to its fill
+FILL_TO = Decimal("10000.00")
 
 
 def tail(number: str) -> str:
@@ -130,6 +154,7 @@ class SimMachine:
     handpay: tuple[str, Decimal] | None = None  # (receipt number, amount) while locked up waiting for it
     faults: list[Fault] = field(default_factory=list)
     read_offset: int = 0
+    credit: Decimal = CENT  # the machine's credit value: below a cent, cashouts may have a fraction of a cent
 
     @property
     def online(self) -> bool:
@@ -140,9 +165,22 @@ class SimMachine:
 
     def body(self) -> dict[str, Any]:
         return {
-            name: (str(value.quantize(CENT)) if isinstance(value, Decimal) else value)
-            for name, value in self.meters.items()
+            name: (format_amount(value) if isinstance(value, Decimal) else value) for name, value in self.meters.items()
         }
+
+
+@dataclass
+class SimKiosk(SimMachine):
+    """A ticket redemption kiosk: what it paid and printed, whom it sent to the cash desk, its fills."""
+
+    paid: int = 0
+    paid_amount: Decimal = Decimal("0")  # the tickets' amounts
+    dispensed: Decimal = Decimal("0")  # the cash: each ticket's payout, rounded up to the cent
+    printed: int = 0
+    taken_in: Decimal = Decimal("0")  # notes taken in for the tickets it printed
+    refusals: dict[str, int] = field(default_factory=dict)
+    empty_at: int | None = None  # the minute it first refused kiosk_empty, until an attendant fills it
+    fills: list[str] = field(default_factory=list)
 
 
 def money(rng: random.Random, low: int, high: int) -> Decimal:
@@ -174,6 +212,12 @@ class Command(BaseCommand):
         parser.add_argument("--faults", action="store_true", help="Inject lost prints and meter jumps.")
         parser.add_argument("--seed", type=int, default=None, help="Random seed, for a reproducible run.")
         parser.add_argument("--pace", type=float, default=0.0, help="Real seconds per simulated minute (default 0).")
+        parser.add_argument(
+            "--kiosks",
+            type=int,
+            default=2,
+            help="How many ticket redemption kiosks (default 2, as seed_demo makes; 0 for none).",
+        )
 
     # --- set-up ---------------------------------------------------------------------------------------------
 
@@ -191,10 +235,11 @@ class Command(BaseCommand):
         """Go on from the machine's last reading, or make up a lifetime's meters for a machine that never sent one."""
         last = MeterReading.objects.filter(machine=machine).order_by("-read_at", "-id").first()
         meters: dict[str, int | Decimal] = {}
-        for name in COUNT_METERS:
+        kiosk = machine.is_kiosk
+        for name in KIOSK_COUNT_METERS if kiosk else COUNT_METERS:
             value = last.meter(name) if last else None
             meters[name] = int(value) if value is not None else rng.randint(100, 5000)
-        for name in AMOUNT_METERS:
+        for name in KIOSK_AMOUNT_METERS if kiosk else AMOUNT_METERS:
             value = last.meter(name) if last else None
             meters[name] = Decimal(value) if value is not None else money(rng, 1000, 90000)
         return meters
@@ -214,14 +259,20 @@ class Command(BaseCommand):
         casino = Casino.objects.filter(code=options["casino"]).first()
         if casino is None:
             raise CommandError(f"no casino {options['casino']}")
-        chosen = list(
-            Machine.objects.filter(casino=casino, status=Machine.Status.ACTIVE, ticket_enrolled=True).order_by(
-                "asset_number"
-            )[:count]
-        )
+        kiosk_count = options["kiosks"]
+        if kiosk_count < 0:
+            raise CommandError("--kiosks must be 0 or more")
+        enrolled = Machine.objects.filter(casino=casino, status=Machine.Status.ACTIVE, ticket_enrolled=True)
+        chosen = list(enrolled.filter(kind=Machine.Kind.SLOT).order_by("asset_number")[:count])
         if len(chosen) < count:
             raise CommandError(f"casino {casino.code} has {len(chosen)} active enrolled machines, not {count}")
-        keys = self._keys(options["keys"], casino, [m.asset_number for m in chosen])
+        kiosks_chosen = list(enrolled.filter(kind=Machine.Kind.KIOSK).order_by("asset_number")[:kiosk_count])
+        if len(kiosks_chosen) < kiosk_count:
+            raise CommandError(
+                f"casino {casino.code} has {len(kiosks_chosen)} active enrolled kiosks, not {kiosk_count} "
+                "(seed_demo makes two; --kiosks 0 runs without)"
+            )
+        keys = self._keys(options["keys"], casino, [m.asset_number for m in chosen + kiosks_chosen])
         # Made-up lifetime meters come from a generator of their own, so the run's events follow from the seed
         # alone, whether or not the machines have readings already.
         floor = [
@@ -229,16 +280,32 @@ class Command(BaseCommand):
                 m.asset_number,
                 Api(options["url"], keys[m.asset_number]),
                 self._start_meters(m, random.Random(f"{seed}-{m.asset_number}")),  # noqa: S311 - a simulation
+                credit=m.credit_value,
             )
             for m in chosen
         ]
-        for index, machine in enumerate(floor):
+        kiosks = [
+            SimKiosk(
+                m.asset_number,
+                Api(options["url"], keys[m.asset_number]),
+                self._start_meters(m, random.Random(f"{seed}-{m.asset_number}")),  # noqa: S311 - a simulation
+            )
+            for m in kiosks_chosen
+        ]
+        for index, machine in enumerate([*floor, *kiosks]):
             machine.read_offset = index % READ_EVERY
         if options["faults"]:
             self._plan_faults(floor, minutes, rng)
+        # Kiosks and what they add to the slots' cashouts draw from a generator of their own: with --kiosks 0, a
+        # seed runs exactly as it did before there were kiosks.
+        self.kiosks = kiosks
+        self.krng = random.Random(f"{seed}-kiosks")  # noqa: S311 - a simulation
+        self.casino = casino
+        self.fills_possible = True
+        shown_kiosks = f", {len(kiosks)} kiosks ({', '.join(k.asset for k in kiosks)})" if kiosks else ""
         self.stdout.write(
-            f"Floor simulation: casino {casino.code}, {count} machines ({', '.join(m.asset for m in floor)}), "
-            f"{minutes} simulated minutes, seed {seed}, faults {'on' if options['faults'] else 'off'}, "
+            f"Floor simulation: casino {casino.code}, {count} machines ({', '.join(m.asset for m in floor)})"
+            f"{shown_kiosks}, {minutes} simulated minutes, seed {seed}, faults {'on' if options['faults'] else 'off'}, "
             f"server {options['url']}"
         )
         self.handpays = True
@@ -247,6 +314,8 @@ class Command(BaseCommand):
         for machine in floor:
             self._reading(machine, 0, first=True)
             self._top_up_pool(machine, 0)
+        for kiosk in kiosks:
+            self._reading(kiosk, 0, first=True)
         begin = timezone.now()
         # Ctrl-C ends the day early, between two minutes (never halfway through a machine's exchange); the
         # machines still close it and it is reconciled. A second Ctrl-C stops at once.
@@ -263,6 +332,8 @@ class Command(BaseCommand):
             for minute in range(1, minutes):
                 for machine in floor:
                     self._minute(machine, minute, minutes, rng)
+                for kiosk in kiosks:
+                    self._kiosk_minute(kiosk, minute)
                 if stop:
                     end = minute + 1
                     self.stdout.write(f"Interrupted: the day ends at [{end // 60:02d}:{end % 60:02d}]")
@@ -273,6 +344,8 @@ class Command(BaseCommand):
             signal.signal(signal.SIGINT, previous)
         for machine in floor:
             self._close(machine, end)
+        for kiosk in kiosks:
+            self._reading(kiosk, end, last=True)
         finish = timezone.now() + dt.timedelta(microseconds=1)
         self._report(casino, floor, begin, finish, options["faults"])
 
@@ -353,7 +426,13 @@ class Command(BaseCommand):
                 machine.asset,
                 f"{label}: ticket out {machine.meters['ticket_out_count']} / "
                 f"{self._figure(machine.meters['ticket_out_amount'])}, in {machine.meters['ticket_in_count']} / "
-                f"{self._figure(machine.meters['ticket_in_amount'])}",
+                f"{self._figure(machine.meters['ticket_in_amount'])}"
+                + (
+                    f", cash dispensed {self._figure(machine.meters['cash_dispensed_amount'])}, "
+                    f"bills in {self._figure(machine.meters['bills_in_amount'])}"
+                    if isinstance(machine, SimKiosk)
+                    else ""
+                ),
             )
 
     def _top_up_pool(self, machine: SimMachine, minute: int) -> None:
@@ -361,10 +440,22 @@ class Command(BaseCommand):
         self._check(status, payload, 200, f"machine {machine.asset} validation pool")
         machine.pool = list(payload["validation_numbers"])
 
+    def _variant(self, machine: SimMachine, amount: Decimal) -> tuple[Decimal, str]:
+        """With kiosks on the floor, now and then a win above the kiosk limit, a promo ticket, a fraction of a cent."""
+        if not self.kiosks:
+            return amount, "cashable"
+        if chance(self.krng, P_OVER_KIOSK_LIMIT):
+            amount = money(self.krng, 1001, 2500)
+        if machine.credit < CENT and chance(self.krng, P_MILLS):
+            amount += Decimal(self.krng.randint(1, 9)) / 1000
+        return amount, "promo" if chance(self.krng, P_PROMO) else "cashable"
+
     def _cashout(self, machine: SimMachine, minute: int, amount: Decimal, rng: random.Random) -> None:
+        amount, ticket_type = self._variant(machine, amount)
+        what = f"{amount} EUR" if ticket_type == "cashable" else f"{amount} EUR ({ticket_type})"
         if not machine.online:
             if not machine.pool:
-                self.say(minute, machine.asset, f"cashout of {amount} EUR refused: the offline pool is empty")
+                self.say(minute, machine.asset, f"cashout of {what} refused: the offline pool is empty")
                 return
             number = machine.pool.pop(0)
             machine.sequence += 1
@@ -372,26 +463,24 @@ class Command(BaseCommand):
                 {
                     "validation_number": number,
                     "amount": str(amount),
-                    "ticket_type": "cashable",
+                    "ticket_type": ticket_type,
                     "printed_at": timezone.now().isoformat(),
                     "sequence": machine.sequence,
                 }
             )
             machine.add("ticket_out_count", 1)
             machine.add("ticket_out_amount", amount)
-            self.say(
-                minute, machine.asset, f"cashout {amount} EUR offline: ticket {tail(number)} printed from the pool"
-            )
+            self.say(minute, machine.asset, f"cashout {what} offline: ticket {tail(number)} printed from the pool")
             self._count("offline tickets")
             return
-        status, payload = machine.api.post("tickets/issue", {"amount": str(amount), "ticket_type": "cashable"})
+        status, payload = machine.api.post("tickets/issue", {"amount": str(amount), "ticket_type": ticket_type})
         self._check(status, payload, 201, f"machine {machine.asset} cashout")
         number = payload["validation_number"]
         machine.sequence = max(machine.sequence, int(payload.get("print", {}).get("sequence") or 0))
         if chance(rng, P_PRINT_FAILS):
             status, payload = machine.api.post(f"tickets/{number}/printed", {"result": "failed", "reason": "paper_out"})
             self._check(status, payload, 200, f"machine {machine.asset} print failure")
-            self.say(minute, machine.asset, f"cashout {amount} EUR: printer out of paper, ticket {tail(number)} void")
+            self.say(minute, machine.asset, f"cashout {what}: printer out of paper, ticket {tail(number)} void")
             self._count("failed prints")
             return
         status, payload = machine.api.post(f"tickets/{number}/printed", {"result": "printed"})
@@ -399,7 +488,7 @@ class Command(BaseCommand):
         machine.add("ticket_out_count", 1)
         machine.add("ticket_out_amount", amount)
         self.pocket.append((number, amount, machine.asset))
-        self.say(minute, machine.asset, f"cashout {amount} EUR: ticket {tail(number)} printed")
+        self.say(minute, machine.asset, f"cashout {what}: ticket {tail(number)} printed")
         self._count("tickets printed")
 
     def _ticket_in(self, machine: SimMachine, minute: int, rng: random.Random) -> None:
@@ -486,6 +575,84 @@ class Command(BaseCommand):
             self.style.WARNING(f"[{minute // 60:02d}:{minute % 60:02d}] {machine.asset} FAULT {fault.describe()}")
         )
 
+    # --- what a kiosk does ---------------------------------------------------------------------------------------
+
+    def _kiosk_minute(self, kiosk: SimKiosk, minute: int) -> None:
+        if kiosk.empty_at is not None and minute >= kiosk.empty_at + ATTENDANT_MINUTES:
+            self._fill(kiosk, minute)
+        if chance(self.krng, P_KIOSK_NOTES):
+            self._break_notes(kiosk, minute)
+        if self.pocket and chance(self.krng, P_KIOSK_REDEEM):
+            self._kiosk_redeem(kiosk, minute)
+        if minute % READ_EVERY == kiosk.read_offset:
+            self._reading(kiosk, minute)
+
+    def _kiosk_redeem(self, kiosk: SimKiosk, minute: int) -> None:
+        """A player takes a ticket to the kiosk: it pays the payout, or sends the player to the cash desk."""
+        entry = self.krng.choice(self.pocket)
+        number, amount, printer = entry
+        self.pocket.remove(entry)
+        status, payload = kiosk.api.post(f"tickets/{number}/authorize", {})
+        if status != 200:
+            code = str(payload.get("code"))
+            kiosk.refusals[code] = kiosk.refusals.get(code, 0) + 1
+            where = ", the player goes to the cash desk" if code in KIOSK_REFUSALS else ""
+            self.say(minute, kiosk.asset, f"kiosk refuses ticket {tail(number)} ({amount} EUR): {code}{where}")
+            if code == "kiosk_empty" and kiosk.empty_at is None and self.fills_possible:
+                kiosk.empty_at = minute
+                self.say(minute, kiosk.asset, "kiosk calls an attendant: its cash is running out")
+            return
+        payout = Decimal(str(payload.get("payout")))
+        if payout != cash_payout(amount):
+            raise CommandError(
+                f"kiosk {kiosk.asset}: payout {payload.get('payout')} for a ticket of {amount} EUR, "
+                f"not {cash_payout(amount)}"
+            )
+        status, payload = kiosk.api.post(
+            f"tickets/{number}/commit", {"result": "accepted", "dispensed": format_amount(payout)}
+        )
+        self._check(status, payload, 200, f"kiosk {kiosk.asset} commit")
+        kiosk.add("ticket_in_count", 1)
+        kiosk.add("ticket_in_amount", amount)
+        kiosk.add("cash_dispensed_amount", payout)
+        kiosk.paid += 1
+        kiosk.paid_amount += amount
+        kiosk.dispensed += payout
+        self.say(
+            minute, kiosk.asset, f"kiosk pays ticket {tail(number)} ({amount} EUR, printed by {printer}): {payout} EUR"
+        )
+
+    def _break_notes(self, kiosk: SimKiosk, minute: int) -> None:
+        """A player breaks notes: the kiosk takes them in and prints a ticket for them."""
+        notes = [self.krng.choice(NOTES) for _ in range(self.krng.randint(1, 3))]
+        amount = Decimal(sum(notes)).quantize(CENT)
+        status, payload = kiosk.api.post("tickets/issue", {"amount": format_amount(amount), "ticket_type": "cashable"})
+        self._check(status, payload, 201, f"kiosk {kiosk.asset} ticket for notes")
+        number = payload["validation_number"]
+        status, payload = kiosk.api.post(f"tickets/{number}/printed", {"result": "printed"})
+        self._check(status, payload, 200, f"kiosk {kiosk.asset} print")
+        kiosk.add("bills_in_amount", amount)
+        kiosk.add("ticket_out_count", 1)
+        kiosk.add("ticket_out_amount", amount)
+        kiosk.printed += 1
+        kiosk.taken_in += amount
+        self.pocket.append((number, amount, kiosk.asset))
+        shown = " + ".join(str(note) for note in notes)
+        self.say(minute, kiosk.asset, f"kiosk takes notes {shown} EUR: ticket {tail(number)} printed")
+
+    def _fill(self, kiosk: SimKiosk, minute: int) -> None:
+        """The attendant fills the kiosk from the vault up to FILL_TO (cashdesk's kiosk_cash, demo mode only)."""
+        kiosk.empty_at = None
+        out = io.StringIO()
+        try:
+            call_command("kiosk_cash", "--casino", self.casino.code, "--fill-to", str(FILL_TO), kiosk.asset, stdout=out)
+        except CommandError as error:
+            self.fills_possible = False  # the same again would fail again: the kiosk stays empty
+            self.say(minute, kiosk.asset, f"kiosk not filled: {error}")
+            return
+        kiosk.fills.append(f"[{minute // 60:02d}:{minute % 60:02d}]")
+        self.say(minute, kiosk.asset, f"an attendant comes: {out.getvalue().strip()}")
+
     # --- the end --------------------------------------------------------------------------------------------
 
     def _report(
@@ -495,20 +662,22 @@ class Command(BaseCommand):
         self.stdout.write(
             "Done: " + (", ".join(f"{n} {what}" for what, n in sorted(self.tally.items())) or "nothing happened")
         )
+        if self.kiosks:
+            self._kiosk_summary(casino)
         self.stdout.write(
             f"Reconciliation of the run, {begin.astimezone(zone):%Y-%m-%d %H:%M:%S} to "
             f"{finish.astimezone(zone):%H:%M:%S} ({casino.code}):"
         )
-        self.stdout.write(f"  {'machine':<8} {'meter':<18} {'change':>12} {'system':>12} {'difference':>12}")
+        self.stdout.write(f"  {'machine':<8} {'meter':<21} {'change':>12} {'system':>12} {'difference':>12}")
         by_asset = {entry.machine.asset_number: entry for entry in reconcile_window(casino, begin, finish)}
         problems = []
         total_faults = 0
-        for machine in floor:
+        for machine in [*floor, *self.kiosks]:
             entry = by_asset[machine.asset]
             found: dict[str, int | Decimal] = {}
             for line in entry.lines:
                 shown = [self._figure(value) for value in (line.change, line.system, line.difference)]
-                self.stdout.write(f"  {machine.asset:<8} {line.meter:<18} {shown[0]:>12} {shown[1]:>12} {shown[2]:>12}")
+                self.stdout.write(f"  {machine.asset:<8} {line.meter:<21} {shown[0]:>12} {shown[1]:>12} {shown[2]:>12}")
                 if line.difference not in (None, 0):
                     assert line.difference is not None
                     found[line.meter] = line.difference
@@ -519,10 +688,18 @@ class Command(BaseCommand):
                 for meter, value in fault.expected().items():
                     expected[meter] = expected.get(meter, 0) + value
             if found != expected:
+                which = "kiosk" if isinstance(machine, SimKiosk) else "machine"
                 problems.append(
-                    f"machine {machine.asset}: differences {self._written(found)}, expected {self._written(expected)}"
+                    f"{which} {machine.asset}: differences {self._written(found)}, expected {self._written(expected)}"
                 )
         unreconciled = [meter for meter in RECONCILED_METERS if not meter.startswith("ticket_")]
+        if any(
+            line.system is None
+            for kiosk in self.kiosks
+            for line in by_asset[kiosk.asset].lines
+            if line.meter in ("cash_dispensed_amount", "bills_in_amount")
+        ):
+            self.stdout.write("  (kiosks' cash: no system figure on this server, not compared)")
         if any(
             line.system is None for entry in by_asset.values() for line in entry.lines if line.meter in unreconciled
         ):
@@ -534,7 +711,49 @@ class Command(BaseCommand):
                 self.style.SUCCESS(f"Result: the differences are exactly the {total_faults} injected faults")
             )
         else:
-            self.stdout.write(self.style.SUCCESS(f"Result: all {len(floor)} machines reconcile to zero"))
+            kiosks = f" and {len(self.kiosks)} kiosks" if self.kiosks else ""
+            self.stdout.write(self.style.SUCCESS(f"Result: all {len(floor)} machines{kiosks} reconcile to zero"))
+
+    def _kiosk_summary(self, casino: Casino) -> None:
+        """What the kiosks did: tickets paid and the cash dispensed, tickets printed for notes, players sent to the
+        cash desk by refusal, fills; then their cash in the books (cashdesk's kiosk_cash)."""
+        kiosks = self.kiosks
+        paid = sum(kiosk.paid for kiosk in kiosks)
+        refusals: dict[str, int] = {}
+        for kiosk in kiosks:
+            for code, n in kiosk.refusals.items():
+                refusals[code] = refusals.get(code, 0) + n
+        to_desk = {code: refusals.get(code, 0) for code in KIOSK_REFUSALS}
+        other = {code: n for code, n in refusals.items() if code not in KIOSK_REFUSALS}
+        self.stdout.write(
+            f"Kiosks: {paid} tickets paid ({self._figure(sum((k.paid_amount for k in kiosks), Decimal(0)))} EUR), "
+            f"{self._figure(sum((k.dispensed for k in kiosks), Decimal(0)))} EUR cash dispensed; "
+            f"{sum(k.printed for k in kiosks)} tickets printed for "
+            f"{self._figure(sum((k.taken_in for k in kiosks), Decimal(0)))} EUR in notes; "
+            f"players sent to the cash desk: {sum(to_desk.values())} ({self._codes(to_desk)}); "
+            f"fills: {sum(len(k.fills) for k in kiosks)}" + (f"; other refusals: {self._codes(other)}" if other else "")
+        )
+        for kiosk in kiosks:
+            fills = f"; filled at {', '.join(kiosk.fills)}" if kiosk.fills else ""
+            self.stdout.write(
+                f"  {kiosk.asset}: {kiosk.paid} paid ({self._figure(kiosk.paid_amount)} EUR), "
+                f"{self._figure(kiosk.dispensed)} EUR dispensed; {kiosk.printed} printed "
+                f"({self._figure(kiosk.taken_in)} EUR in notes); refused {self._codes(kiosk.refusals)}{fills}"
+            )
+        out = io.StringIO()
+        try:
+            call_command("kiosk_cash", "--casino", casino.code, *(kiosk.asset for kiosk in kiosks), stdout=out)
+        except CommandError as error:
+            self.stdout.write(f"  (their cash in the books not shown: {error})")
+        else:
+            for line in out.getvalue().splitlines():
+                self.stdout.write(f"  {line}")
+
+    @staticmethod
+    def _codes(counts: dict[str, int]) -> str:
+        """Refusals by code: the kiosk's own three always (0 too), any other that happened."""
+        shown = {code: 0 for code in KIOSK_REFUSALS} | counts
+        return ", ".join(f"{code} {n}" for code, n in sorted(shown.items()))
 
     @staticmethod
     def _figure(value: int | Decimal | None) -> str:
