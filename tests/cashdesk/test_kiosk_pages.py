@@ -212,7 +212,7 @@ def test_a_fill_asked_for_by_the_floor_is_approved_by_a_supervisor(staff, kiosk,
     assert kiosk_cash(kiosk) == 0
     waiting = page_text(floor.get("/kiosks/"))
     assert "is asked for; a supervisor approves it." in waiting
-    assert "Waiting for approval Fill from the vault: €5,000.00" in waiting
+    assert "Waiting for approval Fill: €5,000.00" in waiting
     assert "Ask for a fill" not in waiting  # one request waits at a time
 
     supervisor = login(staff["supervisor"])
@@ -238,8 +238,11 @@ def test_a_drop_approved_shows_its_variance(api, staff, kiosk, stocked_vault):
     floor = login(staff["floor"])
     ask(floor, kiosk, "drop", "4980.00")
     transfer = KioskTransfer.objects.get(direction="drop")
+    # Who counted is not shown the difference (he could withdraw the count and ask again with the books' figure).
+    assert "The books hold" not in page_text(floor.get("/kiosks/"))
     supervisor = login(staff["supervisor"])
     before = page_text(supervisor.get("/kiosks/"))
+    assert "Waiting for approval Drop: €4,980.00 (counted) Asked for by tomas at" in before
     # The books hold 4 989.49: approving now sends 9.49 short to over/short.
     assert "The books hold €4,989.49: Variance -€9.49 (short)" in before
     supervisor.post(f"/kiosks/transfers/{transfer.pk}/approve/")
