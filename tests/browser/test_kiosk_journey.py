@@ -1,0 +1,194 @@
+"""A kiosk's day in a real browser, in Lithuanian (issue 14).
+
+A floor attendant of Casino Admiral asks for a 5 000,00 € fill of a kiosk and the shift supervisor approves it;
+a player redeems three tickets printed by a slot machine at the kiosk, through the machine API (authorize,
+then commit with `dispensed` equal to the payout); the attendant drops the kiosk with a count 9,49 € short of
+the books, the supervisor approves, and the page shows the variance. The kiosk is this test's own (made
+here), so the demo's kiosks and the other journeys are not touched; the kiosks page is photographed
+before and after (test-artifacts/browser/<test>/).
+"""
+
+import os
+import subprocess
+import sys
+import uuid
+from decimal import Decimal
+
+import psycopg
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import ARTIFACTS, DATABASE, machine_call
+from tests.reliability.processes import ROOT
+
+PRINTER_KEY = "demo-adm-1004"  # seed_demo's key for slot machine 1004 of Casino Admiral
+KIOSK_ASSET = "9501"
+KIOSK_KEY = "journey-adm-9501-kiosk-key"
+TICKETS = ["120.00", "45.505", "250.00"]  # the kiosk pays 120,00 + 45,51 + 250,00 = 415,51 €
+IN_THE_BOOKS = "4\u00a0584,49\u00a0€"  # 5 000,00 − 415,51
+COUNTED = "4575.00"  # 9,49 € short
+SHORT = "Skirtumas -9,49\u00a0€ (trūkumas)"
+KIOSK_SETUP = """
+from cashdesk.books import place_balances
+from cashdesk.models import CashDesk
+from machines.keys import hash_key
+from machines.models import Casino, Machine
+
+casino = Casino.objects.get(code="ADM")
+kiosk, _ = Machine.objects.update_or_create(
+    casino=casino,
+    asset_number="{asset}",
+    defaults=dict(
+        kind="kiosk", area="Fojė", bank="K", position="9", ticket_enrolled=True, manufacturer="Demo Kiosk",
+        serial_number="SN-ADM-{asset}", api_key_hash=hash_key("{key}"),
+    ),
+)
+vault = CashDesk.objects.get(casino=casino, kind="vault")
+print(kiosk.pk, place_balances(vault)["cash"])
+"""
+
+
+def _make_kiosk() -> tuple[int, Decimal]:
+    """The kiosk, registered as a machine of kind kiosk with its key; and the cash the vault holds in the books."""
+    env = {key: value for key, value in os.environ.items() if key != "LANGUAGE_CODE"}
+    env.update(
+        CASINO_DEMO="1",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}",
+        CELERY_BROKER_URL="memory://",
+        CASINO_VAR_DIR=str(ARTIFACTS.parent / f"{ARTIFACTS.name}-var"),
+    )
+    script = KIOSK_SETUP.format(asset=KIOSK_ASSET, key=KIOSK_KEY)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    pk, vault_cash = done.stdout.decode().split()[-2:]
+    return int(pk), Decimal(vault_cash)
+
+
+def _print_ticket(base: str, amount: str) -> str:
+    issued = machine_call(
+        base, PRINTER_KEY, "POST", "tickets/issue", {"request_id": uuid.uuid4().hex, "amount": amount}
+    )
+    number = str(issued["validation_number"])
+    machine_call(
+        base, PRINTER_KEY, "POST", f"tickets/{number}/printed", {"request_id": uuid.uuid4().hex, "result": "printed"}
+    )
+    return number
+
+
+def _redeem_at_the_kiosk(base: str, number: str) -> str:
+    held = machine_call(base, KIOSK_KEY, "POST", f"tickets/{number}/authorize", {"request_id": uuid.uuid4().hex})
+    assert held["state"] == "redeem_pending", held
+    body = {"request_id": uuid.uuid4().hex, "result": "accepted", "dispensed": held["payout"]}
+    paid = machine_call(base, KIOSK_KEY, "POST", f"tickets/{number}/commit", body)
+    assert paid == {"validation_number": number, "state": "redeemed"}, paid
+    return str(held["payout"])
+
+
+def _submit(screen, button) -> None:
+    with screen.page.expect_navigation():
+        button.click()
+
+
+def _no_sideways_scrolling(screen) -> None:
+    width = screen.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= screen.page.viewport_size["width"], width
+
+
+def test_a_kiosk_is_filled_pays_three_tickets_and_is_dropped_with_a_variance(system, screens):
+    pk, vault_cash = _make_kiosk()
+    card = f"#kiosk-{pk}"
+
+    # The floor attendant finds the kiosks in the menu: this one empty, never dropped.
+    floor = screens("floor")
+    page = floor.page
+    floor.login("salesdarbuotojas-adm")
+    with page.expect_navigation():
+        page.click("header a[href='/kiosks/']")
+    assert page.inner_text("h1") == "Kioskai"
+    kiosk = page.locator(card)
+    expect(kiosk.locator("h2")).to_contain_text(f"Kioskas {KIOSK_ASSET}")
+    expect(kiosk.locator("h2")).to_contain_text("Fojė · K · 9")
+    expect(kiosk.locator(".held .cash")).to_have_text("0,00\u00a0€")
+    expect(kiosk.locator(".percent")).to_have_text("0 %")
+    expect(kiosk).to_contain_text("Inkasacijos dar nebuvo.")
+    floor.assert_lithuanian()
+    _no_sideways_scrolling(floor)
+    floor.shot("kiosks-before")
+
+    # A fill of 5 000,00 € from the vault.
+    page.fill(f"#id_fill-{pk}-amount", "5000.00")
+    _submit(floor, kiosk.locator(f"form[action='/kiosks/{pk}/fill/'] button"))
+    assert "Kiosko 9501 papildymo 5\u00a0000,00\u00a0€ paprašyta" in page.inner_text(".messages")
+    expect(kiosk.locator(".waiting")).to_contain_text("Laukia patvirtinimo")
+    expect(kiosk.locator(".waiting strong")).to_contain_text("5\u00a0000,00\u00a0€")
+    expect(kiosk.locator("form[action*='/approve/']")).to_have_count(0)  # the attendant does not approve
+    floor.assert_lithuanian()
+    floor.shot("fill-asked")
+
+    # The supervisor approves it (counting the vault into the books first, if it never was).
+    boss = screens("supervisor")
+    page = boss.page
+    boss.login("pamainosvadove-adm")
+    if vault_cash < Decimal("5000.00"):
+        boss.go("/supervisor/vault/")
+        page.fill("#id_cash", "100000.00")
+        _submit(boss, page.locator("main form button[type=submit]"))
+    boss.go("/kiosks/")
+    kiosk = page.locator(card)
+    expect(kiosk.locator(".waiting")).to_contain_text("salesdarbuotojas-adm")
+    _submit(boss, kiosk.locator("form[action*='/approve/'] button"))
+    assert "5\u00a0000,00\u00a0€ perkelta iš saugyklos į kioską" in page.inner_text(".messages")
+    expect(kiosk.locator(".held .cash")).to_have_text("5\u00a0000,00\u00a0€")
+    expect(kiosk.locator(".percent")).to_have_text("17 %")  # of the demo casinos' 30 000,00 € capacity
+    boss.assert_lithuanian()
+
+    # A player redeems three tickets at the kiosk.
+    payouts = [_redeem_at_the_kiosk(system, _print_ticket(system, amount)) for amount in TICKETS]
+    assert payouts == ["120.00", "45.51", "250.00"]
+    boss.go("/kiosks/")
+    expect(kiosk.locator(".held .cash")).to_have_text(IN_THE_BOOKS)
+
+    # The attendant takes the cassettes out and counts 4 575,00 €: 9,49 € short of the books.
+    floor.go("/kiosks/")
+    page = floor.page
+    page.fill(f"#id_drop-{pk}-amount", COUNTED)
+    _submit(floor, page.locator(f"{card} form[action='/kiosks/{pk}/drop/'] button"))
+    assert "Kiosko 9501 inkasacijos (suskaičiuota 4\u00a0575,00\u00a0€) paprašyta" in page.inner_text(".messages")
+    floor.shot("drop-asked")
+    # While the drop waits the kiosk pays nothing: its cassettes are out.
+    with pytest.raises(AssertionError, match=r"409 .*kiosk_empty"):
+        _redeem_at_the_kiosk(system, _print_ticket(system, "10.00"))
+
+    # The supervisor sees what approving would post, and approves.
+    page = boss.page
+    boss.go("/kiosks/")
+    expect(kiosk.locator(".waiting")).to_contain_text(f"Apskaitoje {IN_THE_BOOKS}: {SHORT}")
+    boss.shot("drop-waiting")
+    _submit(boss, kiosk.locator("form[action*='/approve/'] button"))
+    message = page.inner_text(".messages")
+    assert "suskaičiuota 4\u00a0575,00\u00a0€" in message, message
+    assert "skirtumas -9,49\u00a0€" in message, message
+    expect(kiosk.locator(".drop-variance")).to_have_text(SHORT)
+    expect(kiosk.locator(".held .cash")).to_have_text("0,00\u00a0€")
+    expect(kiosk).to_contain_text("Suskaičiavo salesdarbuotojas-adm, patvirtino pamainosvadove-adm.")
+    history = page.locator("table.kiosk-history tr").nth(1).inner_text()
+    assert "9501" in history, history
+    assert "4\u00a0575,00\u00a0€" in history, history
+    assert "-9,49\u00a0€ (trūkumas)" in history, history
+    boss.assert_lithuanian()
+    _no_sideways_scrolling(boss)
+    boss.shot("kiosks-after")
+
+    with psycopg.connect(f"postgres://postgres@127.0.0.1:5432/{DATABASE}") as connection:
+        rows = connection.execute(
+            "SELECT t.direction, t.amount, l.counted_amount, l.expected_amount, l.variance"
+            " FROM cashdesk_kiosktransfer t JOIN cashdesk_cashdesk d ON d.id = t.kiosk_id"
+            " LEFT JOIN cashdesk_shiftcountline l ON l.count_id = t.count_id"
+            " WHERE d.machine_id = %s AND t.approved_at IS NOT NULL ORDER BY t.id",
+            (pk,),
+        ).fetchall()
+    assert rows == [
+        ("fill", Decimal("5000.00"), None, None, None),
+        ("drop", Decimal("4575.00"), Decimal("4575.00"), Decimal("4584.49"), Decimal("-9.49")),
+    ], rows
