@@ -37,6 +37,13 @@ class MachineAdmin(admin.ModelAdmin):
     readonly_fields = ["api_key_rotated_at", "last_seen_at", "last_ticket_sequence"]
     actions = ["rotate_key"]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Machine | None = None) -> list[str]:
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.has_spoken_to_the_host:
+            # A slot that became a kiosk (or back) while holding a ticket would pay or take cash the books never see.
+            fields.append("kind")
+        return fields
+
     @admin.action(description=_("Rotate the API key (the new key is shown once)"))
     def rotate_key(self, request: HttpRequest, queryset: QuerySet[Machine]) -> None:
         for machine in queryset:

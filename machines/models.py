@@ -299,6 +299,20 @@ class Machine(models.Model):
         return self.kind == self.Kind.KIOSK
 
     @property
+    def has_spoken_to_the_host(self) -> bool:
+        return self.last_seen_at is not None or self.last_ticket_sequence > 0
+
+    def clean(self) -> None:
+        super().clean()
+        if self.pk is None:
+            return
+        before = Machine.objects.filter(pk=self.pk).values("kind", "last_seen_at", "last_ticket_sequence").first()
+        if before and before["kind"] != self.kind and (before["last_seen_at"] or before["last_ticket_sequence"]):
+            raise ValidationError(
+                {"kind": _("A machine that has worked with the ticket system keeps its kind: register a new one.")}
+            )
+
+    @property
     def may_use_ticket_system(self) -> bool:
         return self.status == self.Status.ACTIVE and self.ticket_enrolled
 
