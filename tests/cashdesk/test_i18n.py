@@ -194,17 +194,17 @@ def test_the_machine_api_always_answers_in_english(api, settings):
 
 def test_update_extracts_new_texts_fills_english_and_leaves_lithuanian_to_translate(tmp_path):
     copy_sources(ROOT, tmp_path)
-    (tmp_path / "templates" / "new_page.html").write_text('{% load i18n %}{% translate "Count the drop box" %}\n')
+    (tmp_path / "templates" / "new_page.html").write_text('{% load i18n %}{% translate "Weigh the zebra crate" %}\n')
     call_command("translations", "--root", str(tmp_path))
-    english = polib.pofile(str(po_path(tmp_path, "en"))).find("Count the drop box")
-    lithuanian = polib.pofile(str(po_path(tmp_path, "lt"))).find("Count the drop box")
+    english = polib.pofile(str(po_path(tmp_path, "en"))).find("Weigh the zebra crate")
+    lithuanian = polib.pofile(str(po_path(tmp_path, "lt"))).find("Weigh the zebra crate")
     assert english is not None
-    assert english.msgstr == "Count the drop box"
+    assert english.msgstr == "Weigh the zebra crate"
     assert lithuanian is not None
     assert lithuanian.msgstr == ""
     compiled = {entry.msgid for entry in polib.mofile(str(po_path(tmp_path, "en").with_suffix(".mo")))}
-    assert "Count the drop box" in compiled
-    with pytest.raises(CommandError, match="lt: untranslated 'Count the drop box'") as refused:
+    assert "Weigh the zebra crate" in compiled
+    with pytest.raises(CommandError, match="lt: untranslated 'Weigh the zebra crate'") as refused:
         call_command("translations", "--check", "--root", str(tmp_path))
     assert "en:" not in str(refused.value)
 
