@@ -86,6 +86,9 @@ METER_LABELS = {
     "ticket_in_amount": gettext_lazy("Tickets in (amount)"),
     "handpay_count": gettext_lazy("Handpays (count)"),
     "handpay_amount": gettext_lazy("Handpays (amount)"),
+    # Kiosks: against the cash their books say they dispensed for tickets and took in for printed ones.
+    "cash_dispensed_amount": gettext_lazy("Cash dispensed (kiosk)"),
+    "bills_in_amount": gettext_lazy("Notes taken in (kiosk)"),
 }
 
 
