@@ -33,7 +33,7 @@ from cashdesk.models import (
     ShiftCountLine,
     TransactionKind,
 )
-from cashdesk.services.ledger import cash, post_transaction
+from cashdesk.services.ledger import cash, post_transaction, vault_of
 from machines.models import Machine
 from tickets.exceptions import TicketRefused
 from tickets.models import Ticket, TicketState
@@ -168,13 +168,6 @@ def kiosk_payout_settled(*, ticket: Ticket, user: User, at: dt.datetime) -> Cash
     )
 
 
-def _vault(casino_id: int) -> CashDesk:
-    vault = CashDesk.objects.filter(casino_id=casino_id, kind=CashDesk.Kind.VAULT).first()
-    if vault is None:
-        raise CashDeskError("no_vault", _("This casino has no vault set up."))
-    return vault
-
-
 def kiosk_transfer_request(
     *, machine: Machine, user: User, direction: str, amount: Decimal, operation_key: str | None = None
 ) -> KioskTransfer:
@@ -253,7 +246,7 @@ def kiosk_transfer_approve(*, transfer: KioskTransfer, supervisor: User) -> Kios
             and Ticket.objects.filter(state=TicketState.REDEEM_PENDING, holder_machine_id=place.machine_id).exists()
         ):
             raise CashDeskError("kiosk_busy", _("The kiosk is paying a ticket right now; approve again in a moment."))
-        vault = _vault(place.casino_id)
+        vault = vault_of(place.casino_id)
         now = timezone.now()
         if transfer.direction == KioskTransfer.Direction.FILL:
             _check_capacity(place, transfer.amount)

@@ -43,7 +43,7 @@ from machines.models import Machine
 from tickets.models import Ticket
 from tickets.money import format_money
 
-__all__ = ["ZERO", "Line", "cash", "lock_shift", "operation_replay", "pieces", "post_transaction"]
+__all__ = ["ZERO", "Line", "cash", "lock_shift", "operation_replay", "pieces", "post_transaction", "vault_of"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,14 @@ def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
         raise CashDeskError("forbidden", _("Only cashiers work a cash-desk shift."))
     locked.desk = desk
     return locked, desk
+
+
+def vault_of(casino_id: int) -> CashDesk:
+    """The casino's vault, where fills come from and drops go (desks' and kiosks' alike)."""
+    vault = CashDesk.objects.filter(casino_id=casino_id, kind=CashDesk.Kind.VAULT).first()
+    if vault is None:
+        raise CashDeskError("no_vault", _("This casino has no vault set up."))
+    return vault
 
 
 def operation_replay(*, operation_key: str | None, user: User) -> CashTransaction | None:

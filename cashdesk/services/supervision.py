@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashDesk, CashTransaction, Leg, ReversalRequest, Shift, TransactionKind, Transfer
-from cashdesk.services.ledger import Line, cash, lock_shift, post_transaction
+from cashdesk.services.ledger import Line, cash, lock_shift, post_transaction, vault_of
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket
@@ -31,13 +31,6 @@ REVERSIBLE_KINDS = [
 def _require_supervisor(user: User) -> None:
     if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
-
-
-def _vault_of(casino_id: int) -> CashDesk:
-    vault = CashDesk.objects.filter(casino_id=casino_id, kind=CashDesk.Kind.VAULT).first()
-    if vault is None:
-        raise CashDeskError("no_vault", _("This casino has no vault set up."))
-    return vault
 
 
 def transfer_request(
@@ -85,7 +78,7 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
         shift = Shift.objects.get(pk=transfer.shift_id)
         if shift.closed_at is not None:
             raise CashDeskError("shift_closed", _("The shift that asked for this transfer is closed."))
-        vault = _vault_of(desk.casino_id)
+        vault = vault_of(desk.casino_id)
         sign = -1 if transfer.direction == Transfer.Direction.DROP else 1
         tx = post_transaction(
             shift=shift,
