@@ -20,6 +20,7 @@ BENCH_ENV = {
     "SECRET_KEY": "bench-only-secret-key-not-for-production-123456",
     "PII_ENCRYPTION_KEYS": "YmVuY2gtb25seS1waWkta2V5LTMyLWJ5dGVzLWxvbmc=",
     "PII_INDEX_KEY": "bench-only-index-key",
+    "REGISTER_CHAIN_KEYS": "bench-only-register-chain-key-not-for-production",
     "DEBUG": "0",
     "SECURE_SSL_REDIRECT": "0",
     "STATIC_MANIFEST": "0",
