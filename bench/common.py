@@ -5,6 +5,7 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,141 @@ def print_table(headers: list[str], rows: list[list[Any]]) -> None:
     print("  ".join(str(h).ljust(w) for h, w in zip(headers, widths, strict=True)))
     for row in rows:
         print("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)))
+
+
+# --- CPU time of the server's processes, from /proc (the bench runs on the same machine as PostgreSQL) ---
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_ms(pid: int) -> float | None:
+    """user + system CPU of a process (all its threads), in ms; None when /proc/<pid> is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            text = stat.read()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
+    fields = text[text.rindex(")") + 2 :].split()
+    utime, stime = int(fields[11]), int(fields[12])
+    return (utime + stime) * 1000 / CLOCK_TICKS
+
+
+def child_pids(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (gunicorn's workers under its master)."""
+    try:
+        with open(f"/proc/{parent}/task/{parent}/children", encoding="ascii") as children:
+            return [int(pid) for pid in children.read().split()]
+    except OSError:
+        pass
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        if int(text[text.rindex(")") + 2 :].split()[1]) == parent:
+            found.append(int(entry))
+    return found
+
+
+def machine_cpu_ms() -> tuple[float, float]:
+    """The whole machine's CPU since boot, summed over its cores, in ms: (busy, busy + idle)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = fields
+    busy = user + nice + system + irq + softirq + steal
+    return busy * 1000 / CLOCK_TICKS, (busy + idle + iowait) * 1000 / CLOCK_TICKS
+
+
+class CpuMeter:
+    """CPU (user + system, ms) spent by gunicorn's workers and the bench database's PostgreSQL backends in a window.
+
+    start() reads every process; a thread reads them again every `poll` seconds, so a worker or a backend that
+    exits during the window still counts up to its last reading and one that appears counts from zero (its
+    start-up included); stop() reads them a last time. Backends are pg_stat_activity's pids for the bench
+    database (asked from the admin database, so the meter's own backend is not among them); autovacuum workers
+    on it are reported apart. This process (the load client) is measured too, for reference, and so is the
+    whole machine (/proc/stat), to show how much of it other work took during the window.
+    """
+
+    def __init__(self, gunicorn_master: int, poll: float = 1.0) -> None:
+        import psycopg
+
+        self.master = gunicorn_master
+        self.poll = poll
+        self.admin = psycopg.connect(ADMIN_URL, autocommit=True)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.first: dict[int, tuple[str, float]] = {}
+        self.last: dict[int, tuple[str, float]] = {}
+        self.unreadable: dict[int, str] = {}
+        self.machine_start = (0.0, 0.0)
+
+    def close(self) -> None:
+        self.admin.close()
+
+    def processes(self) -> dict[int, str]:
+        kinds = {pid: "gunicorn" for pid in child_pids(self.master)}
+        rows = self.admin.execute(
+            "SELECT pid, backend_type FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [DB_NAME],
+        ).fetchall()
+        for pid, backend_type in rows:
+            kinds[pid] = "postgres" if backend_type == "client backend" else "postgres other"
+        kinds[os.getpid()] = "client"
+        return kinds
+
+    def _read(self, initial: bool) -> None:
+        kinds = self.processes()
+        with self._lock:
+            for pid, kind in kinds.items():
+                ms = proc_cpu_ms(pid)
+                if ms is None:
+                    # Gone between the two reads is normal; present but unreadable, or never there (PostgreSQL
+                    # on another machine or in another pid namespace), is reported.
+                    if os.path.exists(f"/proc/{pid}") or pid not in self.last:
+                        self.unreadable[pid] = kind
+                    continue
+                if initial:
+                    self.first[pid] = (kind, ms)
+                elif pid not in self.first:
+                    self.first[pid] = (kind, 0.0)
+                self.last[pid] = (kind, ms)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.poll):
+            self._read(initial=False)
+
+    def start(self) -> None:
+        self.first, self.last, self.unreadable = {}, {}, {}
+        self._stop.clear()
+        self._read(initial=True)
+        self.machine_start = machine_cpu_ms()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> dict[str, Any]:
+        """Per kind: CPU ms in the window, and how many processes were read; plus the pids /proc would not give."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._read(initial=False)
+        busy, total = machine_cpu_ms()
+        ms: dict[str, float] = {}
+        count: dict[str, int] = {}
+        for pid, (kind, last) in self.last.items():
+            ms[kind] = ms.get(kind, 0.0) + last - self.first[pid][1]
+            count[kind] = count.get(kind, 0) + 1
+        unreadable = {pid: kind for pid, kind in self.unreadable.items() if pid not in self.last}
+        return {
+            "ms": ms,
+            "processes": count,
+            "unreadable": unreadable,
+            "machine_busy_ms": busy - self.machine_start[0],
+            "machine_total_ms": total - self.machine_start[1],
+        }
