@@ -213,3 +213,27 @@ class CpuMeter:
             "machine_busy_ms": busy - self.machine_start[0],
             "machine_total_ms": total - self.machine_start[1],
         }
+
+
+def reference_loop_ms() -> float:
+    """CPU ms of a fixed piece of pure Python (dicts, strings, calls; the median of 3): how fast this machine runs
+    Python just now.
+
+    On a shared machine the same request costs more CPU when other work crowds the cores; comparing this
+    figure between runs tells a slower machine from a slower program.
+    """
+
+    def step(i: int, seen: dict[str, int]) -> int:
+        key = f"k{i % 500}"
+        seen[key] = seen.get(key, 0) + i
+        return len(key)
+
+    runs = []
+    for _ in range(3):
+        start = time.process_time()
+        seen: dict[str, int] = {}
+        total = 0
+        for i in range(200_000):
+            total += step(i, seen)
+        runs.append((time.process_time() - start) * 1000)
+    return sorted(runs)[1]
