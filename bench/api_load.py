@@ -44,6 +44,7 @@ from bench.common import (
     CpuMeter,
     fresh_database,
     print_table,
+    reference_loop_ms,
     setup_django,
     write_result,
 )
@@ -514,6 +515,7 @@ def main() -> None:
     if args.seconds <= WARMUP:
         parser.error(f"--seconds must be longer than the {WARMUP:g} s warm-up")
     load_before = tuple(round(x, 2) for x in os.getloadavg())
+    reference_before = reference_loop_ms()
     keys = prepare(args.machines)
     port = 18000 + os.getpid() % 1000
     server = start_gunicorn(port, args.workers)
@@ -526,6 +528,7 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
     load_after = tuple(round(x, 2) for x in os.getloadavg())
+    reference_after = reference_loop_ms()
     summaries = [summarise(phase) for phase in phases]
     for summary in summaries:
         print_phase(summary, args.machines)
@@ -550,6 +553,10 @@ def main() -> None:
         tps = pgbench(int(min(args.seconds, 20)))
         print(f"pgbench -N (16 clients), same database: {tps:.0f} tps")
     print(f"load average before {load_before}, after {load_after}")
+    print(
+        f"reference loop (the machine's speed for Python, lower is faster): {reference_before:.0f} ms before, "
+        f"{reference_after:.0f} ms after"
+    )
     path = write_result(
         "api_load" + (f"_rate{args.rate:g}" if args.rate else ""),
         {
@@ -563,6 +570,7 @@ def main() -> None:
             "comparisons": comparisons,
             "pgbench_tps": round(tps, 1) if tps is not None else None,
             "load_average": {"before": load_before, "after": load_after},
+            "reference_loop_ms": {"before": round(reference_before), "after": round(reference_after)},
         },
     )
     print(f"written: {path}")
