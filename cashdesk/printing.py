@@ -293,7 +293,7 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
     roll.text(f"Kasa / Desk: {tx.desk.name}")
     if tx.created_by is not None:
         roll.text(f"Kasininkas / Cashier: {tx.created_by.get_username()}")
-    elif tx.machine is not None:
+    if tx.machine is not None:
         roll.text(f"Kioskas / Kiosk: {tx.machine.asset_number}")
     if tx.approved_by:
         roll.text(f"Patvirtino / Approved by: {tx.approved_by.get_username()}")

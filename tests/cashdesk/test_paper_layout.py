@@ -19,14 +19,16 @@ from reportlab.pdfgen.canvas import Canvas
 from cashdesk import printing, services
 from cashdesk.items import ALL_ITEMS, CHIPS, Item
 from cashdesk.models import CashDesk, ShiftCount, TransactionKind
-from cashdesk.models.books import IDENTITY_KINDS
+from cashdesk.models.books import IDENTITY_KINDS, KIOSK_KINDS
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction
 from casino_office.pdf import FONT
 from compliance.models import RegisterEntry
 from compliance.printing import register_extract_pdf
 from compliance.services import register_head
+from machines.models import Machine
 from tests.cashdesk.test_printing import decode_barcodes
-from tests.factories import make_person, make_user
+from tests.conftest import MachineClient
+from tests.factories import MachineFactory, make_person, make_user
 from tickets.models import Ticket
 from tickets.money import format_eur
 
@@ -241,6 +243,8 @@ def test_every_receipt_kind_with_one_to_twelve_lines(paper, machine, floor):
     shift, cashier, person = paper["shift"], paper["cashier"], paper["person"]
     receipts = [services.chips_buy(shift=shift, user=cashier, chips=dict.fromkeys(CHIPS, 1000), person=person)]
     approver = make_user(LONG_USER + "-supervisor", "shift_supervisor")
+    kiosk = MachineFactory(casino=machine.casino, asset_number="K" * 32, kind=Machine.Kind.KIOSK)
+    slot = MachineClient(machine)
     for kind in TransactionKind:
         if kind == TransactionKind.TICKET_SALE:
             continue  # a sale is its ticket's one sale: sold through the service below
@@ -255,6 +259,10 @@ def test_every_receipt_kind_with_one_to_twelve_lines(paper, machine, floor):
                 )
             if kind == TransactionKind.REVERSAL:
                 links["reverses"] = services.chips_buy(shift=shift, user=cashier, chips={"chip_1": 1})
+            if kind in KIOSK_KINDS:  # a kiosk's own kinds name the kiosk and a ticket without another cash-in
+                links["machine"] = kiosk
+                issued = slot.issued_ticket("9999.99")
+                links["ticket"] = Ticket.objects.get(validation_number=issued)
             with transaction.atomic():
                 locked, locked_desk = lock_shift(shift=shift, user=cashier)
                 receipts.append(
@@ -262,10 +270,11 @@ def test_every_receipt_kind_with_one_to_twelve_lines(paper, machine, floor):
                         shift=locked,
                         desk=locked_desk,
                         kind=kind,
-                        amount=Decimal("9999999.99"),
+                        # a kiosk pays no more than the identity threshold: it identifies nobody
+                        amount=Decimal("1000.00") if kind == TransactionKind.KIOSK_PAYOUT else Decimal("9999999.99"),
                         lines=_receipt_lines(count),
                         user=cashier,
-                        person=person if kind in IDENTITY_KINDS else None,
+                        person=person if kind in IDENTITY_KINDS and kind != TransactionKind.KIOSK_PAYOUT else None,
                         counterparty="players",
                         approved_by=approver,
                         **links,
