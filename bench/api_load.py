@@ -155,7 +155,7 @@ class Pacer:
 
 @dataclass
 class Recorder:
-    """Answers completed in the window and their latencies, every error of the phase."""
+    """Answers completed in the window, latencies of the requests sent in it, every error of the phase."""
 
     window_start: float
     window_end: float
@@ -164,11 +164,14 @@ class Recorder:
     errors: Counter[tuple[str, str]] = field(default_factory=Counter)
     cycles: int = 0
 
-    def ok(self, name: str, due: float, done: float) -> None:
-        # Answers within the window, however long ago they were due: a client far behind its schedule still
-        # counts its lateness (requests due in the window but never sent by its end are counted apart).
+    def ok(self, name: str, due: float, sent: float, done: float) -> None:
+        # Throughput: the answers that arrive in the window. Latency: the requests sent in it, answered before or
+        # after its end, measured from when they were due: a client far behind its schedule still counts its
+        # lateness (requests due in the window but never sent by its end are counted apart); a request sent in
+        # the warm-up is left out, however late its answer.
         if self.window_start <= done < self.window_end:
             self.answered[name] += 1
+        if self.window_start <= sent < self.window_end:
             self.latencies[name].append(done - due)
 
     def error(self, name: str, reason: str) -> None:
@@ -190,6 +193,7 @@ async def call(
     due: float,
 ) -> dict[str, Any] | None:
     """POST and check the answer; None (and an error counted) unless it has the expected status and is JSON."""
+    sent = time.monotonic()
     try:
         async with session.post(url, json=body, headers=headers) as response:
             raw = await response.read()
@@ -211,7 +215,7 @@ async def call(
         code = data.get("code", "?") if isinstance(data, dict) else "?"
         rec.error(name, f"HTTP {status} {code}")
         return None
-    rec.ok(name, due, done)
+    rec.ok(name, due, sent, done)
     return data if isinstance(data, dict) else {}
 
 
