@@ -266,10 +266,10 @@ def report_profile(name: str, profile: cProfile.Profile, cycles: int, top: int, 
     out = io.StringIO()
     # The project's own functions first (where in our code the time is spent, below the middleware chain),
     # then everything by --sort, then by own time.
-    out.write("The project's functions:")
+    out.write("The project's functions:\n")
     project = re.escape(str(ROOT)) + r"/(?!\.venv/|bench/)"
     pstats.Stats(profile, stream=out).sort_stats(sort).print_stats(project, 20)
-    out.write("Everything:")
+    out.write("Everything:\n")
     stats = pstats.Stats(profile, stream=out)
     stats.strip_dirs().sort_stats(sort).print_stats(top)
     stats.sort_stats("tottime").print_stats(15)
