@@ -219,8 +219,9 @@ def reference_loop_ms() -> float:
     """CPU ms of a fixed piece of pure Python (dicts, strings, calls; the median of 3): how fast this machine runs
     Python just now.
 
-    On a shared machine the same request costs more CPU when other work crowds the cores; comparing this
-    figure between runs tells a slower machine from a slower program.
+    It shows cores that run slower (clock, steal) between runs; it fits in the caches, so it does not show the
+    cache contention that other work on a shared machine causes (a request's CPU time can double while this
+    stays put): compare CPU per request to the floor's measured in the same run for that.
     """
 
     def step(i: int, seen: dict[str, int]) -> int:
