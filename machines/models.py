@@ -272,6 +272,12 @@ class Machine(models.Model):
         null=True, blank=True, editable=False, verbose_name=_("api key rotated at")
     )
     last_seen_at = models.DateTimeField(null=True, blank=True, editable=False, verbose_name=_("last seen at"))
+    # Set when a failed lookup takes the machine to its casino's limit of guessed numbers: until then every
+    # numbered request is refused 429. Kept on the row the authentication reads anyway, so the success path
+    # costs no query for the limit.
+    lookups_blocked_until = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("lookups blocked until")
+    )
     # Counter behind the per-machine ticket sequence; only the issue service
     # increments it, under a row lock.
     last_ticket_sequence = models.PositiveIntegerField(

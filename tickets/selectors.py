@@ -16,26 +16,33 @@ def ticket_get_for_machine(*, machine: Machine, validation_number: str) -> Ticke
     return ticket
 
 
-def machine_lookup_retry_after(*, machine: Machine, now: dt.datetime | None = None) -> int | None:
-    """Seconds until the machine may look up numbers again, or None if it is under its limit.
+def machine_lookups_blocked_until(*, machine: Machine, now: dt.datetime) -> dt.datetime | None:
+    """When the machine may look up numbers again, or None if it is under its limit.
 
     The limit is the casino's: N failed lookups (malformed or unknown numbers)
-    within a sliding window.
+    within a sliding window. Read after each failure (the failure path); the
+    answer is kept on the machine's row for the requests that follow.
     """
-    now = now or timezone.now()
     casino = machine.casino
-    window_start = now - dt.timedelta(seconds=casino.lookup_failure_window_seconds)
+    window = dt.timedelta(seconds=casino.lookup_failure_window_seconds)
     recent = list(
-        LookupFailure.objects.filter(machine=machine, created_at__gt=window_start)
+        LookupFailure.objects.filter(machine=machine, created_at__gt=now - window)
         .order_by("-created_at")
         .values_list("created_at", flat=True)[: casino.lookup_failure_limit]
     )
     if len(recent) < casino.lookup_failure_limit:
         return None
     # The window frees a slot when the oldest of the last `limit` failures ages out.
-    oldest = recent[-1]
-    wait = (oldest + dt.timedelta(seconds=casino.lookup_failure_window_seconds) - now).total_seconds()
-    return max(1, math.ceil(wait))
+    return recent[-1] + window
+
+
+def machine_lookup_retry_after(*, machine: Machine, now: dt.datetime | None = None) -> int | None:
+    """Seconds until the machine may look up numbers again (from its row), or None if it may now."""
+    now = now or timezone.now()
+    until = machine.lookups_blocked_until
+    if until is None or until <= now:
+        return None
+    return max(1, math.ceil((until - now).total_seconds()))
 
 
 def stuck_redemptions(*, casino: Casino | None = None, now: dt.datetime | None = None) -> QuerySet[Ticket]:

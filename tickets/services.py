@@ -17,6 +17,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from machines.models import Casino, Machine
+from tickets import selectors
 from tickets.exceptions import TicketNotFound, TicketRefused
 from tickets.kiosks import kiosk_cash, kiosk_issue_refusal, kiosk_payout_refusal
 from tickets.models import (
@@ -115,9 +116,13 @@ def _refuse(
 
 
 def lookup_failure_record(*, machine: Machine, presented_number: str, code: str) -> None:
-    LookupFailure.objects.create(
-        machine=machine, presented_number=presented_number[:64], code=code, created_at=timezone.now()
-    )
+    """Count a failed lookup; at the casino's limit, block the machine's numbered requests until the window frees."""
+    now = timezone.now()
+    LookupFailure.objects.create(machine=machine, presented_number=presented_number[:64], code=code, created_at=now)
+    until = selectors.machine_lookups_blocked_until(machine=machine, now=now)
+    if until is not None:
+        Machine.objects.filter(pk=machine.pk).update(lookups_blocked_until=until)
+        machine.lookups_blocked_until = until
 
 
 def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request_id: str) -> Ticket:

@@ -84,3 +84,32 @@ def test_successful_lookups_do_not_count(api):
     for _ in range(30):
         assert api.get(f"tickets/{number}").status_code == 200
     assert LookupFailure.objects.count() == 0
+
+
+def test_the_success_path_reads_no_failure_counter(api, make_api):
+    """Issue 15: the limit is kept on the machine's row, read by the authentication anyway."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    number = api.issued_ticket()
+    player = make_api(asset_number="2002")
+    with CaptureQueriesContext(connection) as queries:
+        assert player.authorize(number).status_code == 200
+        assert player.commit(number).status_code == 200
+    assert not [q["sql"] for q in queries.captured_queries if "tickets_lookupfailure" in q["sql"]]
+
+
+def test_a_blocked_machine_is_refused_even_a_good_number_until_the_window_frees(api, make_api):
+    number = api.issued_ticket()
+    player = make_api(asset_number="2002")
+    start = timezone.now()
+    with time_machine.travel(start, tick=False):
+        for i in range(20):
+            _guess(player, i)
+        refused = player.authorize(number)
+    assert refused.status_code == 429
+    assert refused.headers["Retry-After"] == "60"
+    with time_machine.travel(start + dt.timedelta(seconds=59), tick=False):
+        assert player.authorize(number).status_code == 429
+    with time_machine.travel(start + dt.timedelta(seconds=61), tick=False):
+        assert player.authorize(number).status_code == 200
