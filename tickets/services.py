@@ -13,11 +13,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from machines.models import Casino, Machine
-from tickets import selectors
+from tickets import rawsql, selectors
 from tickets.exceptions import TicketNotFound, TicketRefused
 from tickets.kiosks import kiosk_cash, kiosk_issue_refusal, kiosk_payout_refusal
 from tickets.models import (
@@ -68,7 +68,7 @@ def record_ticket_event(
     details: dict[str, Any] | None = None,
 ) -> TicketEvent:
     """Append the ticket's history; call inside the transaction that made the change."""
-    return TicketEvent.objects.create(
+    event = TicketEvent(
         ticket=ticket,
         kind=kind,
         from_state=from_state,
@@ -80,14 +80,14 @@ def record_ticket_event(
         details=details or {},
         created_at=at,
     )
+    rawsql.insert(event)
+    return event
 
 
 def _lock_machine_ticket(*, machine: Machine, validation_number: str) -> Ticket | None:
     """The ticket of the machine's casino, row-locked; a ticket of another casino reads as not found (None)."""
-    return (
-        Ticket.objects.select_for_update()
-        .filter(casino_id=machine.casino_id, validation_number=validation_number)
-        .first()
+    return rawsql.select_one(
+        Ticket, 't."casino_id" = %s AND t."validation_number" = %s', [machine.casino_id, validation_number], lock=True
     )
 
 
@@ -142,9 +142,13 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
     with _no_savepoint():
         # The machine row lock serialises this machine's issues, so its
         # sequence numbers have no gaps and no duplicates.
-        locked = Machine.objects.select_for_update().only("id", "last_ticket_sequence").get(pk=machine.pk)
-        sequence = locked.last_ticket_sequence + 1
-        Machine.objects.filter(pk=machine.pk).update(last_ticket_sequence=sequence)
+        with rawsql.cursor() as cursor:
+            cursor.execute(
+                'UPDATE "machines_machine" SET "last_ticket_sequence" = "last_ticket_sequence" + 1 WHERE "id" = %s '
+                'RETURNING "last_ticket_sequence"',
+                [machine.pk],
+            )
+            (sequence,) = cursor.fetchone()
         ticket = create_ticket_with_fresh_number(
             casino=casino,
             issuing_machine=machine,
@@ -171,7 +175,7 @@ def claim_number(number: str) -> None:
     both a ticket and another machine's reservation. (SQLite, the demo, writes one transaction at a time.)
     """
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+        with rawsql.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_NUMBER_LOCK_CLASS, number])
 
 
@@ -179,16 +183,15 @@ def create_ticket_with_fresh_number(**fields: Any) -> Ticket:
     for _ in range(_NUMBER_ATTEMPTS):
         number = generate_validation_number()
         claim_number(number)
-        if ReservedNumber.objects.filter(validation_number=number).exists():
-            continue  # reserved for a machine's offline tickets: draw again
-        try:
-            with transaction.atomic():
-                return Ticket.objects.create(validation_number=number, **fields)
-        except IntegrityError:
-            # 10^17 numbers make a collision rare, not impossible: draw again.
-            # Any other integrity error is a bug and must surface.
-            if not Ticket.objects.filter(validation_number=number).exists():
-                raise
+        with rawsql.cursor() as cursor:
+            cursor.execute('SELECT 1 FROM "tickets_reservednumber" WHERE "validation_number" = %s', [number])
+            if cursor.fetchone() is not None:
+                continue  # reserved for a machine's offline tickets: draw again
+        ticket = Ticket(validation_number=number, **fields)
+        # 10^17 numbers make a collision rare, not impossible: a number already a ticket inserts nothing and is
+        # drawn again. Any other integrity error is a bug and must surface.
+        if rawsql.insert(ticket, on_conflict="validation_number"):
+            return ticket
     raise RuntimeError("could not draw an unused validation number")
 
 
@@ -214,7 +217,7 @@ def ticket_confirm_print(
                 ticket.state = TicketState.VOID
                 ticket.voided_at = now
                 kind = TicketEventKind.PRINT_FAILED
-            ticket.save(update_fields=["state", "printed_at", "voided_at"])
+            rawsql.update(ticket, ["state", "printed_at", "voided_at"])
             record_ticket_event(
                 ticket,
                 kind,
@@ -261,7 +264,7 @@ def ticket_authorize(*, machine: Machine, validation_number: str, request_id: st
                 ticket.holder_machine = machine
                 ticket.authorized_at = now
                 ticket.hold_expires_at = now + dt.timedelta(seconds=machine.casino.redemption_hold_seconds)
-                ticket.save(update_fields=["state", "holder_machine", "authorized_at", "hold_expires_at"])
+                rawsql.update(ticket, ["state", "holder_machine", "authorized_at", "hold_expires_at"])
                 record_ticket_event(
                     ticket,
                     TicketEventKind.AUTHORIZED,
@@ -389,15 +392,9 @@ def ticket_commit(
             else:
                 ticket.state = TicketState.ISSUED
                 kind = TicketEventKind.REDEEM_REJECTED
-            ticket.save(
-                update_fields=[
-                    "state",
-                    "holder_machine",
-                    "authorized_at",
-                    "hold_expires_at",
-                    "redeemed_at",
-                    "redeemed_by_machine",
-                ]
+            rawsql.update(
+                ticket,
+                ["state", "holder_machine", "authorized_at", "hold_expires_at", "redeemed_at", "redeemed_by_machine"],
             )
             record_ticket_event(
                 ticket,

@@ -18,6 +18,7 @@ from django.utils import timezone
 from rest_framework.response import Response
 
 from machines.models import Machine
+from tickets import rawsql
 from tickets.api.errors import ApiError, error_response
 from tickets.models import MachineRequest
 
@@ -46,10 +47,14 @@ def _replay(stored: MachineRequest, print_: str) -> HttpResponseBase:
     return _json_response(stored.response_body, stored.response_status)
 
 
+def _stored(machine: Machine, request_id: str) -> MachineRequest | None:
+    return rawsql.select_one(MachineRequest, 't."machine_id" = %s AND t."request_id" = %s', [machine.pk, request_id])
+
+
 def run_idempotent(
     *, machine: Machine, request_id: str, fingerprint_: str, handler: Callable[[], Response]
 ) -> HttpResponseBase:
-    stored = MachineRequest.objects.filter(machine=machine, request_id=request_id).first()
+    stored = _stored(machine, request_id)
     if stored is not None:
         return _replay(stored, fingerprint_)
     try:
@@ -58,20 +63,22 @@ def run_idempotent(
             body = json.dumps(response.data, ensure_ascii=False, separators=(",", ":"))
             if response.status_code in _REMEMBERED_STATUSES:
                 try:
-                    MachineRequest.objects.create(
-                        machine=machine,
-                        request_id=request_id,
-                        fingerprint=fingerprint_,
-                        response_status=response.status_code,
-                        response_body=body,
-                        created_at=timezone.now(),
+                    rawsql.insert(
+                        MachineRequest(
+                            machine=machine,
+                            request_id=request_id,
+                            fingerprint=fingerprint_,
+                            response_status=response.status_code,
+                            response_body=body,
+                            created_at=timezone.now(),
+                        )
                     )
                 except IntegrityError:
                     # No savepoint needed: leaving the block with this exception
                     # rolls the whole request back, its effects included.
                     raise _DuplicateRequest() from None
     except _DuplicateRequest:
-        stored = MachineRequest.objects.filter(machine=machine, request_id=request_id).first()
+        stored = _stored(machine, request_id)
         if stored is None:  # pragma: no cover - the winner's row is committed before we fail
             raise ApiError(503, "unavailable", "Concurrent request; retry.") from None
         return _replay(stored, fingerprint_)

@@ -1,0 +1,139 @@
+"""The machine API's hot statements as plain SQL, without the ORM's compiler (issue 15).
+
+A ticket transition is a handful of statements by primary key or unique key; compiling each through the
+ORM cost more CPU than PostgreSQL spent running it. Here each statement's text is built once per model
+and reused, and on PostgreSQL it runs on a server-binding cursor, so psycopg prepares it on the
+connection after a few uses (PostgreSQL then skips parsing and planning). Values go in and come out
+through the models' own fields (`get_db_prep_save`, the backend's and the fields' converters), so the
+rows read and written are exactly what the ORM would read and write, on SQLite too. Django's execute
+wrappers (CaptureQueriesContext, the query log) see every statement.
+
+Only the hot path uses this; everything else stays on the ORM.
+"""
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any, TypeVar
+
+from django.db import connection, models
+from django.db.backends.utils import CursorWrapper
+
+M = TypeVar("M", bound=models.Model)
+
+
+def cursor() -> CursorWrapper:
+    """A cursor on the default connection whose statements PostgreSQL may keep prepared."""
+    if connection.vendor != "postgresql":
+        return connection.cursor()
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    connection.ensure_connection()
+    wrapped: CursorWrapper = connection._prepare_cursor(ServerBindingCursor(connection.connection))  # type: ignore[attr-defined,call-arg]
+    return wrapped
+
+
+@cache
+def _fields(model: type[models.Model]) -> tuple["models.Field[Any, Any]", ...]:
+    return tuple(model._meta.concrete_fields)
+
+
+@cache
+def columns(model: type[models.Model], alias: str = "") -> str:
+    """The model's columns in field order, for a SELECT list that `build` reads back."""
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(f'{prefix}"{field.column}"' for field in _fields(model))
+
+
+def width(model: type[models.Model]) -> int:
+    return len(_fields(model))
+
+
+@cache
+def _converters(model: type[models.Model], vendor: str) -> tuple[tuple[int, Any, tuple[Any, ...]], ...]:
+    """Per column, the backend's and the field's converters, as the ORM's compiler applies them."""
+    found = []
+    for index, field in enumerate(_fields(model)):
+        col = field.get_col(model._meta.db_table)
+        converters = tuple(connection.ops.get_db_converters(col) + field.get_db_converters(connection))
+        if converters:
+            found.append((index, col, converters))
+    return tuple(found)
+
+
+@cache
+def _attnames(model: type[models.Model]) -> list[str]:
+    return [field.attname for field in _fields(model)]
+
+
+def build(model: type[M], row: Sequence[Any]) -> M:
+    """An instance from a row selected with `columns(model)`, converted as the ORM converts it."""
+    values = list(row[: width(model)])
+    for index, col, converters in _converters(model, connection.vendor):
+        for converter in converters:
+            values[index] = converter(values[index], col, connection)
+    return model.from_db(connection.alias, _attnames(model), values)
+
+
+def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool = False, related: str = "") -> M | None:
+    """The first row of `model` (aliased t) matching `where`, row-locked with `lock` where the database can.
+
+    `related` names a foreign key to read in the same statement (aliased r), as select_related() would.
+    `where` is this module's callers' own text with %s for every value, never input.
+    """
+    meta = model._meta
+    selected = columns(model, "t")
+    join = ""
+    if related:
+        key = meta.get_field(related)
+        other = key.related_model
+        selected += ", " + columns(other, "r")
+        join = f' JOIN "{other._meta.db_table}" r ON r."{other._meta.pk.column}" = t."{key.column}"'  # type: ignore[union-attr]
+    suffix = " FOR UPDATE OF t" if lock and connection.features.has_select_for_update else ""
+    with cursor() as c:
+        c.execute(f'SELECT {selected} FROM "{meta.db_table}" t{join} WHERE {where}{suffix}', params)  # noqa: S608 - identifiers from the models
+        row = c.fetchone()
+    if row is None:
+        return None
+    instance = build(model, row)
+    if related:
+        meta.get_field(related).set_cached_value(instance, build(other, row[width(model) :]))  # type: ignore[union-attr,arg-type]
+    return instance
+
+
+def update(instance: models.Model, names: Sequence[str]) -> None:
+    """UPDATE the named fields of one row by primary key: what save(update_fields=names) writes."""
+    meta = instance._meta
+    fields = [meta.get_field(name) for name in names]
+    assignments = ", ".join(f'"{field.column}" = %s' for field in fields)  # type: ignore[union-attr]
+    values = [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]  # type: ignore[union-attr]
+    with cursor() as c:
+        c.execute(
+            f'UPDATE "{meta.db_table}" SET {assignments} WHERE "{meta.pk.column}" = %s',  # noqa: S608 - identifiers from the models
+            [*values, instance.pk],
+        )
+
+
+def insert(instance: models.Model, *, on_conflict: str = "") -> bool:
+    """INSERT one row and set its primary key: what objects.create() writes (no signals are connected here).
+
+    With `on_conflict` (a column with a unique index), a row that would duplicate it inserts nothing and the
+    answer is False; no savepoint is needed, so the transaction stays usable.
+    """
+    meta = instance._meta
+    fields = [field for field in _fields(type(instance)) if field is not meta.pk]
+    names = ", ".join(f'"{field.column}"' for field in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    values = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
+    skip = f' ON CONFLICT ("{on_conflict}") DO NOTHING' if on_conflict else ""
+    with cursor() as c:
+        c.execute(
+            f'INSERT INTO "{meta.db_table}" ({names}) VALUES ({marks}){skip} RETURNING "{meta.pk.column}"',  # noqa: S608 - identifiers from the models
+            values,
+        )
+        row = c.fetchone()
+    if row is None:
+        return False
+    instance.pk = row[0]
+    instance._state.adding = False
+    instance._state.db = connection.alias
+    return True
