@@ -110,6 +110,12 @@ if env_str("REPORTS_DATABASE_URL", ""):
     )
     DATABASES["reports"]["TEST"] = {"MIRROR": "default"}
     REPORTS_DATABASE = "reports"
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The machine API's hot statements (tickets.rawsql) run with server-side binding; psycopg prepares each on
+    # the connection after this many uses, so PostgreSQL stops parsing and planning them (Django turns this
+    # off by default). 0 turns it off, for a transaction-mode PgBouncer older than 1.21 in between.
+    _prepare = env_int("DATABASE_PREPARE_THRESHOLD", 5, minimum=0)
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare or None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite serialises writers; wait for the lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
