@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.http.response import HttpResponseBase
 from django.utils import timezone
+from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
 from machines.models import Machine
@@ -54,12 +55,23 @@ def _stored(machine: Machine, request_id: str) -> MachineRequest | None:
 def run_idempotent(
     *, machine: Machine, request_id: str, fingerprint_: str, handler: Callable[[], Response]
 ) -> HttpResponseBase:
-    stored = _stored(machine, request_id)
-    if stored is not None:
-        return _replay(stored, fingerprint_)
+    """Run the request once, or answer what its request_id was answered before.
+
+    Nothing is looked up first: the request runs, and the unique (machine, request_id) index finds a replay
+    when its answer is written, in the same transaction as its effects. A replay (or a concurrent duplicate,
+    which waits on that index until the first commits) is then rolled back whole and given the stored
+    answer. An answer that is not remembered (422, 429) looks for a stored one before its transaction
+    ends, so a replay is never answered anything else. A first request, nearly every one, costs no lookup;
+    a replay costs one rolled-back attempt.
+    """
     try:
         with transaction.atomic():
-            response = handler()
+            try:
+                response = handler()
+            except APIException:
+                if _stored(machine, request_id) is not None:
+                    raise _DuplicateRequest() from None
+                raise
             body = json.dumps(response.data, ensure_ascii=False, separators=(",", ":"))
             if response.status_code in _REMEMBERED_STATUSES:
                 try:
@@ -77,6 +89,8 @@ def run_idempotent(
                     # No savepoint needed: leaving the block with this exception
                     # rolls the whole request back, its effects included.
                     raise _DuplicateRequest() from None
+            elif _stored(machine, request_id) is not None:
+                raise _DuplicateRequest()
     except _DuplicateRequest:
         stored = _stored(machine, request_id)
         if stored is None:  # pragma: no cover - the winner's row is committed before we fail
