@@ -100,17 +100,40 @@ def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool 
     return instance
 
 
-def update(instance: models.Model, names: Sequence[str]) -> None:
-    """UPDATE the named fields of one row by primary key: what save(update_fields=names) writes."""
+def _update_sql(instance: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
     meta = instance._meta
     fields = [meta.get_field(name) for name in names]
     assignments = ", ".join(f'"{field.column}" = %s' for field in fields)  # type: ignore[union-attr]
     values = [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]  # type: ignore[union-attr]
+    sql = f'UPDATE "{meta.db_table}" SET {assignments} WHERE "{meta.pk.column}" = %s'  # noqa: S608 - identifiers from the models
+    return sql, [*values, instance.pk]
+
+
+def _insert_sql(instance: models.Model, on_conflict: str) -> tuple[str, list[Any]]:
+    meta = instance._meta
+    fields = [field for field in _fields(type(instance)) if field is not meta.pk]
+    names = ", ".join(f'"{field.column}"' for field in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    values = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
+    skip = f' ON CONFLICT ("{on_conflict}") DO NOTHING' if on_conflict else ""
+    sql = f'INSERT INTO "{meta.db_table}" ({names}) VALUES ({marks}){skip} RETURNING "{meta.pk.column}"'  # noqa: S608 - identifiers from the models
+    return sql, values
+
+
+def _inserted(instance: models.Model, row: Sequence[Any] | None) -> bool:
+    if row is None:
+        return False
+    instance.pk = row[0]
+    instance._state.adding = False
+    instance._state.db = connection.alias
+    return True
+
+
+def update(instance: models.Model, names: Sequence[str]) -> None:
+    """UPDATE the named fields of one row by primary key: what save(update_fields=names) writes."""
+    sql, params = _update_sql(instance, names)
     with cursor() as c:
-        c.execute(
-            f'UPDATE "{meta.db_table}" SET {assignments} WHERE "{meta.pk.column}" = %s',  # noqa: S608 - identifiers from the models
-            [*values, instance.pk],
-        )
+        c.execute(sql, params)
 
 
 def insert(instance: models.Model, *, on_conflict: str = "") -> bool:
@@ -119,21 +142,21 @@ def insert(instance: models.Model, *, on_conflict: str = "") -> bool:
     With `on_conflict` (a column with a unique index), a row that would duplicate it inserts nothing and the
     answer is False; no savepoint is needed, so the transaction stays usable.
     """
-    meta = instance._meta
-    fields = [field for field in _fields(type(instance)) if field is not meta.pk]
-    names = ", ".join(f'"{field.column}"' for field in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    values = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
-    skip = f' ON CONFLICT ("{on_conflict}") DO NOTHING' if on_conflict else ""
+    sql, params = _insert_sql(instance, on_conflict)
     with cursor() as c:
-        c.execute(
-            f'INSERT INTO "{meta.db_table}" ({names}) VALUES ({marks}){skip} RETURNING "{meta.pk.column}"',  # noqa: S608 - identifiers from the models
-            values,
-        )
-        row = c.fetchone()
-    if row is None:
-        return False
-    instance.pk = row[0]
-    instance._state.adding = False
-    instance._state.db = connection.alias
-    return True
+        c.execute(sql, params)
+        return _inserted(instance, c.fetchone())
+
+
+def update_and_insert(changed: models.Model, names: Sequence[str], new: models.Model) -> None:
+    """`update(changed, names)`, then `insert(new)`: on PostgreSQL one statement (a data-modifying WITH), so a
+    transition's change and its event cost one round trip."""
+    if connection.vendor != "postgresql":
+        update(changed, names)
+        insert(new)
+        return
+    update_sql, update_params = _update_sql(changed, names)
+    insert_sql, insert_params = _insert_sql(new, "")
+    with cursor() as c:
+        c.execute(f"WITH changed AS ({update_sql}) {insert_sql}", [*update_params, *insert_params])
+        _inserted(new, c.fetchone())

@@ -7,6 +7,7 @@ cashier) racing for one ticket get exactly one success on PostgreSQL.
 
 import datetime as dt
 import time
+from collections.abc import Sequence
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -66,8 +67,13 @@ def record_ticket_event(
     request_id: str = "",
     reason: str = "",
     details: dict[str, Any] | None = None,
+    changed: Sequence[str] = (),
 ) -> TicketEvent:
-    """Append the ticket's history; call inside the transaction that made the change."""
+    """Append the ticket's history; call inside the transaction that made the change.
+
+    `changed` names the ticket's fields this change set and has not saved yet: they are written in the
+    same statement as the event.
+    """
     event = TicketEvent(
         ticket=ticket,
         kind=kind,
@@ -80,7 +86,10 @@ def record_ticket_event(
         details=details or {},
         created_at=at,
     )
-    rawsql.insert(event)
+    if changed:
+        rawsql.update_and_insert(ticket, changed, event)
+    else:
+        rawsql.insert(event)
     return event
 
 
@@ -217,7 +226,6 @@ def ticket_confirm_print(
                 ticket.state = TicketState.VOID
                 ticket.voided_at = now
                 kind = TicketEventKind.PRINT_FAILED
-            rawsql.update(ticket, ["state", "printed_at", "voided_at"])
             record_ticket_event(
                 ticket,
                 kind,
@@ -227,6 +235,7 @@ def ticket_confirm_print(
                 request_id=request_id,
                 reason=reason,
                 details=details,
+                changed=["state", "printed_at", "voided_at"],
             )
             return ticket
         else:
@@ -264,7 +273,6 @@ def ticket_authorize(*, machine: Machine, validation_number: str, request_id: st
                 ticket.holder_machine = machine
                 ticket.authorized_at = now
                 ticket.hold_expires_at = now + dt.timedelta(seconds=machine.casino.redemption_hold_seconds)
-                rawsql.update(ticket, ["state", "holder_machine", "authorized_at", "hold_expires_at"])
                 record_ticket_event(
                     ticket,
                     TicketEventKind.AUTHORIZED,
@@ -273,6 +281,7 @@ def ticket_authorize(*, machine: Machine, validation_number: str, request_id: st
                     machine=machine,
                     request_id=request_id,
                     details=details,
+                    changed=["state", "holder_machine", "authorized_at", "hold_expires_at"],
                 )
                 return ticket
             refusal = _refuse(
@@ -392,10 +401,6 @@ def ticket_commit(
             else:
                 ticket.state = TicketState.ISSUED
                 kind = TicketEventKind.REDEEM_REJECTED
-            rawsql.update(
-                ticket,
-                ["state", "holder_machine", "authorized_at", "hold_expires_at", "redeemed_at", "redeemed_by_machine"],
-            )
             record_ticket_event(
                 ticket,
                 kind,
@@ -405,6 +410,14 @@ def ticket_commit(
                 request_id=request_id,
                 reason=reason,
                 details=details,
+                changed=[
+                    "state",
+                    "holder_machine",
+                    "authorized_at",
+                    "hold_expires_at",
+                    "redeemed_at",
+                    "redeemed_by_machine",
+                ],
             )
             return ticket
         else:
