@@ -10,6 +10,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
 from django.utils import translation
@@ -192,6 +193,10 @@ class MachineAPIView(APIView):
     permission_classes = [IsTicketMachine]
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        # No SELECT 1 before the request's first statement (CONN_HEALTH_CHECKS): a connection that died since
+        # the last request fails that statement, the request is answered 503 `unavailable` (the machine retries
+        # with the same request_id, contract "Errors"), and Django drops the connection as the request ends.
+        connection.health_check_done = True
         # The contract's texts are English, whatever the staff UI's language.
         with translation.override("en"):
             return super().dispatch(request, *args, **kwargs)
