@@ -167,9 +167,13 @@ def lines_added_to(contract: str, shipped: str) -> list[str]:
     return added
 
 
-# What this project added to the contract's text, each by an issue that said so (issue 14: `kiosk_empty`, and the two
-# kiosk refusals the v1.1 text names in prose, in the authorize table).
+# What this project added to the contract's text, each by an issue that said so: issue 15, how soon a revoked key is
+# refused (the security notes under "Authentication"); issue 14, `kiosk_empty` and the two kiosk refusals the v1.1
+# text names in prose, in the authorize table.
 CONTRACT_ADDITIONS = [
+    "- A rotated or revoked key is refused from the next request on, and a",
+    "  machine taken out of service or out of the ticket system likewise: the key",
+    "  and the machine are read from the database on every request, never cached.",
     "| 409 | `not_cashable` | kiosks only (v1.1): a `promo` ticket |",
     "| 409 | `over_kiosk_limit` | kiosks only (v1.1): the amount is above the casino's kiosk limit |",
     "| 409 | `kiosk_empty` | kiosks only (v1.1): the kiosk's cash in the books is less than the payout |",

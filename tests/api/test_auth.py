@@ -66,3 +66,26 @@ def test_rotating_the_key_invalidates_the_old_one(machine, capsys):
     machine.refresh_from_db()
     assert new_key not in (machine.api_key_hash or "")
     assert len(machine.api_key_hash or "") == 64
+
+
+def test_a_key_rotated_or_a_machine_disabled_after_working_is_refused_at_the_next_request(machine, capsys):
+    """Issue 15 and the contract's "Authentication": the key and the machine are read on every request, not
+    remembered by the process that served the last one."""
+    old = {"HTTP_AUTHORIZATION": f"Bearer {key_for(machine)}"}
+    client = Client(**old)
+    body = {"request_id": "w1", "amount": "1.00"}
+    assert client.post("/api/v1/tickets/issue", body, content_type="application/json").status_code == 201
+
+    call_command("machine_key", machine.asset_number)
+    new = {"HTTP_AUTHORIZATION": f"Bearer {capsys.readouterr().out.strip()}"}
+    refused = client.post("/api/v1/tickets/issue", {**body, "request_id": "w2"}, content_type="application/json")
+    assert (refused.status_code, refused.json()["code"]) == (401, "unauthenticated")
+
+    working = Client(**new)
+    assert (
+        working.post("/api/v1/tickets/issue", {**body, "request_id": "w3"}, content_type="application/json").status_code
+        == 201
+    )
+    Machine.objects.filter(pk=machine.pk).update(status="out_of_service")
+    disabled = working.post("/api/v1/tickets/issue", {**body, "request_id": "w4"}, content_type="application/json")
+    assert (disabled.status_code, disabled.json()["code"]) == (403, "machine_disabled")
