@@ -101,6 +101,23 @@ def test_a_replayed_request_returns_the_first_answer_and_changes_nothing(api, ta
     assert table_counts() == counts
 
 
+def test_a_replay_after_the_handpay_was_confirmed_still_returns_the_first_answer(api, casino, table_counts):
+    """The machine's answer was lost and it retries after the attendant confirmed: nothing new, the same answer.
+
+    (A request now runs before its request_id is looked up; the retry's attempt meets the unique request id of
+    the handpay itself, and must be rolled back and answered from the stored answer, not fail.)
+    """
+    first = _ask(api, request_id="hp-9")
+    receipt = MachineReceipt.objects.get(number=first.json()["receipt_number"])
+    handpay_confirm(
+        receipt_id=receipt.pk, casino_id=casino.pk, user=make_user("tomas", "floor_attendant"), operation_key="c" * 32
+    )
+    counts = table_counts()
+    again = _ask(api, request_id="hp-9")
+    assert (again.status_code, again.content) == (201, first.content)
+    assert table_counts() == counts
+
+
 def test_the_same_request_id_with_another_body_is_reused(api):
     _ask(api, request_id="hp-7")
     response = _ask(api, amount="1.00", request_id="hp-7")

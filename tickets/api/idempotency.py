@@ -61,8 +61,8 @@ def run_idempotent(
     when its answer is written, in the same transaction as its effects. A replay (or a concurrent duplicate,
     which waits on that index until the first commits) is then rolled back whole and given the stored
     answer. An answer that is not remembered (422, 429) looks for a stored one before its transaction
-    ends, so a replay is never answered anything else. A first request, nearly every one, costs no lookup;
-    a replay costs one rolled-back attempt.
+    ends, and so does an attempt that fails on another unique key, so a replay is never answered anything
+    else. A first request, nearly every one, costs no lookup; a replay costs one rolled-back attempt.
     """
     try:
         with transaction.atomic():
@@ -95,5 +95,13 @@ def run_idempotent(
         stored = _stored(machine, request_id)
         if stored is None:  # pragma: no cover - the winner's row is committed before we fail
             raise ApiError(503, "unavailable", "Concurrent request; retry.") from None
+        return _replay(stored, fingerprint_)
+    except IntegrityError:
+        # A replay's attempt can meet its first run's effect in another unique key (a handpay's request id)
+        # before it writes its answer; rolled back whole, it is answered from the stored answer. Without
+        # one, the error is a bug and surfaces.
+        stored = _stored(machine, request_id)
+        if stored is None:
+            raise
         return _replay(stored, fingerprint_)
     return _json_response(body, response.status_code)
