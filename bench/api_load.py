@@ -1,7 +1,7 @@
 """Machine API under load: N simulated machines run issue → printed → authorize → commit against gunicorn +
 PostgreSQL (DEBUG off), beside a bare DRF floor endpoint, from the same load client in the same run.
 
-    .venv/bin/python bench/api_load.py [--machines 64] [--workers 2] [--seconds 30]
+    .venv/bin/python bench/api_load.py [--machines 64] [--workers 2] [--threads 1] [--seconds 30]
                                        [--rate 330 [--arrivals even|poisson] [--paced-only]] [--skip-pgbench]
 
 Phases, one after another on the same server and the same aiohttp client:
@@ -91,7 +91,7 @@ def prepare(machines: int) -> list[str]:
     return keys
 
 
-def start_gunicorn(port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(port: int, workers: int, threads: int = 1) -> subprocess.Popen[bytes]:
     env = {**os.environ, **BENCH_ENV, "BENCH_FLOOR_ENDPOINT": "1", "DATABASE_CONN_MAX_AGE": "600"}
     server = subprocess.Popen(
         [
@@ -103,6 +103,7 @@ def start_gunicorn(port: int, workers: int) -> subprocess.Popen[bytes]:
             f"127.0.0.1:{port}",
             "-w",
             str(workers),
+            *(["--worker-class", "gthread", "--threads", str(threads)] if threads > 1 else []),
             "--log-level",
             "warning",
         ],
@@ -506,7 +507,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--machines", type=int, default=64, help="simulated machines (and floor clients)")
     parser.add_argument("--seconds", type=float, default=30, help="length of each phase, warm-up included")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (sync)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per worker (gthread) instead of sync workers; 1: sync"
+    )
     parser.add_argument("--rate", type=float, help="also run paced phases: requests offered per second, all clients")
     parser.add_argument(
         "--arrivals", choices=("even", "poisson"), default="even", help="paced schedule: even gaps or Poisson"
@@ -522,10 +526,14 @@ def main() -> None:
     reference_before = reference_loop_ms()
     keys = prepare(args.machines)
     port = 18000 + os.getpid() % 1000
-    server = start_gunicorn(port, args.workers)
+    server = start_gunicorn(port, args.workers, args.threads)
+    shape = f" x {args.threads} threads" if args.threads > 1 else " (sync)"
     meter = CpuMeter(server.pid)
     try:
-        print(f"gunicorn {server.pid} on port {port}, {args.workers} workers; load average {load_before}", flush=True)
+        print(
+            f"gunicorn {server.pid} on port {port}, {args.workers} workers{shape}; load average {load_before}",
+            flush=True,
+        )
         phases = asyncio.run(run(f"http://127.0.0.1:{port}", keys, args, meter))
     finally:
         meter.close()
@@ -566,6 +574,7 @@ def main() -> None:
         {
             "machines": args.machines,
             "workers": args.workers,
+            "threads": args.threads,
             "seconds_per_phase": args.seconds,
             "warmup_s": WARMUP,
             "rate": args.rate,
