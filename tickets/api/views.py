@@ -196,7 +196,7 @@ class MachineAPIView(APIView):
         # No SELECT 1 before the request's first statement (CONN_HEALTH_CHECKS): a connection that died since
         # the last request fails that statement, the request is answered 503 `unavailable` (the machine retries
         # with the same request_id, contract "Errors"), and Django drops the connection as the request ends.
-        connection.health_check_done = True
+        connection.health_check_done = True  # type: ignore[attr-defined]  # Django >= 4.1, not in the stubs
         # The contract's texts are English, whatever the staff UI's language.
         with translation.override("en"):
             return super().dispatch(request, *args, **kwargs)
