@@ -1,10 +1,13 @@
 import logging
 from collections.abc import Callable
 
-from django.db import DatabaseError, InterfaceError, OperationalError
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 logger = logging.getLogger(__name__)
+
+# PostgreSQL's error for a prepared statement whose table changed under it (SQLSTATE 0A000).
+_STALE_PLAN = "cached plan must not change result type"
 
 
 class DatabaseUnavailableMiddleware:
@@ -21,8 +24,15 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, OperationalError | InterfaceError) or (
-            isinstance(exception, DatabaseError) and "connection" in str(exception).lower()
+        stale_plan = isinstance(exception, DatabaseError) and _STALE_PLAN in str(exception)
+        if stale_plan:
+            # A migration from another node changed a column a statement prepared on this connection reads
+            # (tickets.rawsql): drop the connection with its prepared statements; the retry prepares afresh.
+            connection.close()
+        if (
+            stale_plan
+            or isinstance(exception, OperationalError | InterfaceError)
+            or (isinstance(exception, DatabaseError) and "connection" in str(exception).lower())
         ):
             logger.warning("database unavailable: %s", exception)
             response = JsonResponse(
