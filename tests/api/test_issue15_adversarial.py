@@ -18,20 +18,10 @@ from cashdesk.models import CashDesk, CashTransaction, MachineReceipt
 from cashdesk.services.handpays import handpay_confirm, handpay_void
 from cashdesk.services.kiosks import kiosk_transfer_approve, kiosk_transfer_request
 from machines.models import Machine, MeterReading
+from tests.cashdesk.conftest import FLOAT
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_person, make_user
 from tickets.models import LookupFailure, MachineRequest, ReservedNumber, Ticket, TicketEvent, TicketState
-
-FLOAT = {
-    "cash": Decimal("20000.00"),
-    "chip_500": 20,
-    "chip_100": 50,
-    "chip_25": 100,
-    "chip_5": 100,
-    "chip_1": 200,
-    "chip_0_50": 200,
-    "token": 2000,
-}
 
 
 def _unknown_number(i: int = 7) -> str:
