@@ -1,8 +1,11 @@
 """Every change of a ticket's state happens here, with its event, in one transaction.
 
-Concurrency: a transition locks the ticket row (select_for_update) and
+Concurrency: a transition locks the ticket row (SELECT ... FOR UPDATE) and
 re-reads its state under the lock, so two machines (or a machine and a
 cashier) racing for one ticket get exactly one success on PostgreSQL.
+
+The machine API's statements here go through tickets.rawsql (plain SQL,
+prepared on PostgreSQL; issue 15); the rules stay in this module.
 """
 
 import datetime as dt
