@@ -177,6 +177,8 @@ def kiosk_transfer_request(
     if direction not in KioskTransfer.Direction.values:
         raise CashDeskError("invalid_direction", _("Choose a fill or a drop."))
     fill = direction == KioskTransfer.Direction.FILL
+    if fill and machine.status == Machine.Status.RETIRED:
+        raise CashDeskError("kiosk_retired", _("A retired kiosk is not filled; the cash it still holds is dropped."))
     if amount < 0 or (fill and amount == 0) or amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     casino = machine.casino

@@ -16,6 +16,7 @@ from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
 from cashdesk.kiosk_forms import FORMS, KioskDropForm, KioskFillForm, KioskTransferForm
+from cashdesk.kiosk_selectors import kiosks_of
 from cashdesk.models import CashDesk, KioskTransfer, ShiftCountLine
 from cashdesk.services.kiosks import kiosk_transfer_approve, kiosk_transfer_cancel, kiosk_transfer_request
 from machines.models import Casino, Machine
@@ -58,6 +59,12 @@ class KioskRow:
             (self.fill_form, reverse("kiosk-fill", args=[pk]), _("Ask for a fill")),
             (self.drop_form, reverse("kiosk-drop", args=[pk]), _("Ask for a drop")),
         ]
+        if self.machine.status == Machine.Status.RETIRED:  # its cash is only taken out (a refused fill shows why)
+            forms = [
+                entry
+                for entry in forms
+                if entry[0].direction != KioskFillForm.direction or self.bound == KioskFillForm.direction
+            ]
         if self.waiting is not None:
             return [entry for entry in forms if entry[0].direction == self.bound]
         return forms
@@ -75,12 +82,9 @@ class KioskRow:
 
 
 def _kiosks(casino: Casino) -> list[Machine]:
-    """The casino's kiosks that may still hold cash: every kiosk but a retired one."""
-    return list(
-        Machine.objects.filter(casino=casino, kind=Machine.Kind.KIOSK)
-        .exclude(status=Machine.Status.RETIRED)
-        .order_by("asset_number")
-    )
+    """The kiosks the dashboard lists (kiosk_selectors.kiosks_of): a retired one too while it has a place in the
+    books, so that the cash it still holds can be dropped."""
+    return [kiosk.machine for kiosk in kiosks_of(casino)]
 
 
 def _kiosk(casino: Casino, pk: int) -> Machine:

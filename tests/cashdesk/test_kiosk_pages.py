@@ -465,3 +465,26 @@ def test_a_slot_machine_or_a_retired_kiosk_takes_no_fill(staff, kiosk, machine, 
     assert ask(floor, retired, "fill", "100.00", key="b" * 32).status_code == 404
     assert floor.post("/kiosks/999999/fill/").status_code == 404
     assert not KioskTransfer.objects.exists()
+
+
+def test_a_retired_kiosk_still_holding_cash_is_listed_to_be_dropped_and_takes_no_fill(staff, kiosk, stocked_vault):
+    """The page and the dashboard list the same kiosks: retiring one with cash in it does not hide that cash."""
+    filled(kiosk, staff, amount="1200.00")
+    Machine.objects.filter(pk=kiosk.pk).update(status=Machine.Status.RETIRED)
+    floor = login(staff["floor"])
+
+    text = page_text(floor.get("/kiosks/"))
+    assert "Kiosk K-01" in text
+    assert "€1,200.00 in the books" in text
+    assert "Ask for a drop" in text
+    assert "Ask for a fill" not in text
+
+    refused = ask(floor, kiosk, "fill", "100.00")
+    assert refused.status_code == 200
+    assert "A retired kiosk is not filled; the cash it still holds is dropped." in page_text(refused)
+    assert KioskTransfer.objects.filter(direction="fill").count() == 1  # the first fill only
+
+    assert ask(floor, kiosk, "drop", "1200.00", key="d" * 32).status_code == 302
+    drop = KioskTransfer.objects.get(direction="drop")
+    kiosk_transfer_approve(transfer=drop, supervisor=staff["supervisor"])
+    assert kiosk_cash(kiosk) == Decimal("0.00")
