@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,11 @@ def machine_call(base: str, key: str, method: str, path: str, body: dict[str, An
             return dict(json.loads(response.read()))
     except urllib.error.HTTPError as error:
         raise AssertionError(f"{method} {path}: {error.code} {error.read().decode()}") from None
+
+
+def printed_ticket(base: str, key: str, amount: str) -> str:
+    """A ticket the machine with this key issues and prints (issue, then printed), through the API: its number."""
+    issued = machine_call(base, key, "POST", "tickets/issue", {"request_id": uuid.uuid4().hex, "amount": amount})
+    number = str(issued["validation_number"])
+    machine_call(base, key, "POST", f"tickets/{number}/printed", {"request_id": uuid.uuid4().hex, "result": "printed"})
+    return number

@@ -11,13 +11,12 @@ import csv
 import datetime as dt
 import io
 import re
-import uuid
 from decimal import Decimal
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import machine_call
+from tests.browser.conftest import printed_ticket
 from tests.factories import personal_code
 
 MACHINE_KEY = "demo-tor-1001"  # seed_demo's key for machine 1001 of Casino Tornado
@@ -40,16 +39,6 @@ PERSON = {
 }
 
 
-def _print_ticket(base: str, amount: str) -> str:
-    issued = machine_call(
-        base, MACHINE_KEY, "POST", "tickets/issue", {"request_id": uuid.uuid4().hex, "amount": amount}
-    )
-    number = str(issued["validation_number"])
-    printed = {"request_id": uuid.uuid4().hex, "result": "printed"}
-    machine_call(base, MACHINE_KEY, "POST", f"tickets/{number}/printed", printed)
-    return number
-
-
 def _confirm(screen) -> None:
     screen.page.click("main form button[type=submit]")
     screen.page.wait_for_load_state()
@@ -62,7 +51,7 @@ def cashier_day(browser, system):
 
     screen = Screen(browser, system, ARTIFACTS / "cashier_shift")
     page = screen.page
-    ticket = _print_ticket(system, "12.345")
+    ticket = printed_ticket(system, MACHINE_KEY, "12.345")
     steps: dict[str, str] = {"ticket": ticket}
     try:
         screen.login("kasininke-tor")
@@ -116,7 +105,7 @@ def cashier_day(browser, system):
         assert page.url == f"{system}/desk/"
 
         # A 250 € ticket: one scan, one Enter; no identity field on the way (under the threshold).
-        big = _print_ticket(system, "250.00")
+        big = printed_ticket(system, MACHINE_KEY, "250.00")
         page.fill("#id_number", big)
         with page.expect_navigation():
             page.press("#id_number", "Enter")

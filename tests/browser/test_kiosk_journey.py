@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ARTIFACTS, DATABASE, machine_call
+from tests.browser.conftest import ARTIFACTS, DATABASE, machine_call, printed_ticket
 from tests.i18n_words import english_in
 from tests.reliability.processes import ROOT
 
@@ -64,17 +64,6 @@ def _make_kiosk() -> tuple[int, Decimal]:
     )
     pk, vault_cash = done.stdout.decode().split()[-2:]
     return int(pk), Decimal(vault_cash)
-
-
-def _print_ticket(base: str, amount: str) -> str:
-    issued = machine_call(
-        base, PRINTER_KEY, "POST", "tickets/issue", {"request_id": uuid.uuid4().hex, "amount": amount}
-    )
-    number = str(issued["validation_number"])
-    machine_call(
-        base, PRINTER_KEY, "POST", f"tickets/{number}/printed", {"request_id": uuid.uuid4().hex, "result": "printed"}
-    )
-    return number
 
 
 def _redeem_at_the_kiosk(base: str, number: str) -> str:
@@ -154,7 +143,7 @@ def test_a_kiosk_is_filled_pays_three_tickets_and_is_dropped_with_a_variance(sys
     _lithuanian(boss)
 
     # A player redeems three tickets at the kiosk.
-    payouts = [_redeem_at_the_kiosk(system, _print_ticket(system, amount)) for amount in TICKETS]
+    payouts = [_redeem_at_the_kiosk(system, printed_ticket(system, PRINTER_KEY, amount)) for amount in TICKETS]
     assert payouts == ["120.00", "45.51", "250.00"]
     boss.go("/kiosks/")
     expect(kiosk.locator(".held .cash")).to_have_text(IN_THE_BOOKS)
@@ -168,7 +157,7 @@ def test_a_kiosk_is_filled_pays_three_tickets_and_is_dropped_with_a_variance(sys
     floor.shot("drop-asked")
     # While the drop waits the kiosk pays nothing: its cassettes are out.
     with pytest.raises(AssertionError, match=r"409 .*kiosk_empty"):
-        _redeem_at_the_kiosk(system, _print_ticket(system, "10.00"))
+        _redeem_at_the_kiosk(system, printed_ticket(system, PRINTER_KEY, "10.00"))
 
     # The supervisor sees what approving would post, and approves.
     page = boss.page

@@ -7,13 +7,12 @@ visible field with a label. Casino Admiral's staff, so that the journeys in test
 are not disturbed.
 """
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import machine_call
+from tests.browser.conftest import printed_ticket
 
 WIDTH, HEIGHT = 1366, 768
 PRINTER_KEY = "demo-adm-1001"  # seed_demo's key for machine 1001 of Casino Admiral
@@ -71,17 +70,6 @@ def workstation(browser: Any, system: str) -> Iterator[Any]:
         screen.close()
 
 
-def _printed_ticket(base: str, amount: str) -> str:
-    issued = machine_call(
-        base, PRINTER_KEY, "POST", "tickets/issue", {"request_id": uuid.uuid4().hex, "amount": amount}
-    )
-    number = str(issued["validation_number"])
-    machine_call(
-        base, PRINTER_KEY, "POST", f"tickets/{number}/printed", {"request_id": uuid.uuid4().hex, "result": "printed"}
-    )
-    return number
-
-
 def test_cashier_screens(workstation, system):
     desk = workstation("cashier", "kasininke-adm")
     page = desk.page
@@ -94,7 +82,7 @@ def test_cashier_screens(workstation, system):
         page.click("main button[type=submit]")
     desk.look("desk")
 
-    page.fill("#id_number", _printed_ticket(system, "250.00"))
+    page.fill("#id_number", printed_ticket(system, PRINTER_KEY, "250.00"))
     with page.expect_navigation():
         page.press("#id_number", "Enter")
     desk.look("ticket-250")
