@@ -58,6 +58,16 @@ def vault(casino):
     return CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
 
 
+VAULT_CASH = Decimal("100000.00")
+
+
+@pytest.fixture
+def stocked_vault(vault, supervisor):
+    """The vault with its cash counted into the books: what fills (of kiosks, of desks) are taken from."""
+    services.vault_count(vault=vault, user=supervisor, counted={"cash": VAULT_CASH})
+    return vault
+
+
 @pytest.fixture
 def shift(desk, cashier):
     return services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)

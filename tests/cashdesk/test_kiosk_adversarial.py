@@ -24,19 +24,12 @@ from cashdesk.services.kiosks import (
 from machines.models import Machine
 from tests.api.test_offline_validation import pool, report
 from tests.api.test_races import ticket_gate
+from tests.cashdesk.conftest import VAULT_CASH
 from tests.cashdesk.test_kiosks import assert_books_balance, fill, kiosk_cash, redeem
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
 from tests.races import race
 from tickets.models import Ticket, TicketEvent, TicketState
-
-VAULT_CASH = Decimal("100000.00")
-
-
-@pytest.fixture
-def stocked_vault(vault, supervisor):
-    services.vault_count(vault=vault, user=supervisor, counted={"cash": VAULT_CASH})
-    return vault
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from cashdesk import services
 from cashdesk.books import place_balances
 from cashdesk.items import Item
 from cashdesk.models import CashDesk, KioskTransfer
@@ -24,12 +23,6 @@ def kiosk(casino) -> Machine:
     return MachineFactory(
         casino=casino, asset_number="K-01", kind=Machine.Kind.KIOSK, area="Lobby", bank="KB", position="2"
     )
-
-
-@pytest.fixture
-def stocked_vault(vault, supervisor):
-    services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("100000.00")})
-    return vault
 
 
 @pytest.fixture

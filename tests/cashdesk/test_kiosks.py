@@ -17,17 +17,10 @@ from cashdesk.services.kiosks import (
     kiosk_transfer_request,
 )
 from machines.models import Machine
+from tests.cashdesk.conftest import VAULT_CASH
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory
 from tickets.models import Ticket, TicketEvent, TicketState
-
-VAULT_CASH = Decimal("100000.00")
-
-
-@pytest.fixture
-def stocked_vault(vault, supervisor):
-    services.vault_count(vault=vault, user=supervisor, counted={"cash": VAULT_CASH})
-    return vault
 
 
 @pytest.fixture
