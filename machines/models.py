@@ -140,6 +140,31 @@ class Casino(models.Model):
     register_retention_years = models.PositiveSmallIntegerField(
         default=8, validators=[MinValueValidator(1)], verbose_name=_("register retention years")
     )
+    # Four eyes (issue 21): a count whose difference, or any other write-off to over/short, is larger than this
+    # (per item, in euro) posts only when a second supervisor approves it.
+    count_approval_limit = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("100.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        verbose_name=_("count difference approval limit"),
+        help_text=_("A count difference or write-off above this (per item, EUR) waits for a second supervisor."),
+    )
+    # A machine receipt above this is confirmed by a supervisor before a cashier may pay it.
+    receipt_confirmation_limit = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("100.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        verbose_name=_("machine receipt confirmation limit"),
+        help_text=_("A machine receipt above this is confirmed by a supervisor before it is paid."),
+    )
+    # A blind count: the cashier sees no expected balances during the shift, so the closing count is their own.
+    blind_count = models.BooleanField(
+        default=True,
+        verbose_name=_("blind count"),
+        help_text=_("Cashiers see no expected balances during a shift."),
+    )
     # Failed validation-number lookups tolerated per machine before 429
     # (machine-api.md: "Guessing numbers is how ticket fraud starts").
     lookup_failure_limit = models.PositiveSmallIntegerField(
@@ -163,6 +188,10 @@ class Casino(models.Model):
             models.CheckConstraint(condition=Q(lookup_failure_limit__gte=1), name="casino_lookup_limit_positive"),
             models.CheckConstraint(condition=Q(kiosk_payout_limit__gt=0), name="casino_kiosk_limit_positive"),
             models.CheckConstraint(condition=Q(kiosk_cash_capacity__gt=0), name="casino_kiosk_capacity_positive"),
+            models.CheckConstraint(condition=Q(count_approval_limit__gte=0), name="casino_count_approval_valid"),
+            models.CheckConstraint(
+                condition=Q(receipt_confirmation_limit__gte=0), name="casino_receipt_confirmation_valid"
+            ),
             models.CheckConstraint(
                 condition=Q(lookup_failure_window_seconds__gte=1), name="casino_lookup_window_positive"
             ),
