@@ -286,6 +286,10 @@ TICKET_EXPIRY_BATCH_SIZE = env_int("TICKET_EXPIRY_BATCH_SIZE", 1000, minimum=1)
 # A pause between batches leaves the database to the machines under heavy expiry.
 TICKET_EXPIRY_BATCH_PAUSE_MS = env_int("TICKET_EXPIRY_BATCH_PAUSE_MS", 0, minimum=0)
 
+# A stuck redemption is resolved only this many seconds after its hold ran out: a machine retries a commit
+# whose answer it lost after at most 10 s (machine-api.md, "Timing"), and a retry must find the ticket held.
+STUCK_RESOLUTION_GRACE = env_int("STUCK_RESOLUTION_GRACE", 30, minimum=10)
+
 # bench/api_load.py's bare floor endpoint; never on in production.
 BENCH_FLOOR_ENDPOINT = env_bool("BENCH_FLOOR_ENDPOINT", False)
 

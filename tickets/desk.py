@@ -11,15 +11,17 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tickets.exceptions import TicketNotFound, TicketRefused
 from tickets.models import FINAL_STATES, Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
-from tickets.money import format_money
+from tickets.money import cash_payout, format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 from tickets.offline import reservation_outstanding
+from tickets.reconciliation import KioskDispensed, kiosk_dispensed_since_authorize
 from tickets.services import create_ticket_with_fresh_number, record_ticket_event, ticket_expiry_for
 
 
@@ -264,10 +266,36 @@ def ticket_voucher_reprint(*, ticket: Ticket, user: User, reason: str, at: dt.da
     return ticket
 
 
+def stuck_resolvable_from(ticket: Ticket) -> dt.datetime | None:
+    """When a supervisor may resolve the ticket's redemption: its hold's end plus the grace a commit retry fits in."""
+    if ticket.hold_expires_at is None:
+        return None
+    return ticket.hold_expires_at + dt.timedelta(seconds=settings.STUCK_RESOLUTION_GRACE)
+
+
+def _not_taken_refusal(ticket: Ticket, dispensed: KioskDispensed | None) -> str:
+    """Why a kiosk's held ticket may not be given back as "not taken": its meter is what says no cash went out."""
+    if dispensed is None:
+        return _(
+            "Kiosk %(machine)s has sent no meter reading since its hold on this ticket ran out: its cash-dispensed "
+            "meter since the authorization is needed before the ticket is made valid again. Ask for a meter reading."
+        ) % {"machine": ticket.holder_machine.asset_number if ticket.holder_machine else "?"}
+    if dispensed.unexplained >= cash_payout(ticket.amount):
+        return _(
+            "The kiosk's meter shows %(amount)s dispensed since the authorization that no other ticket explains: "
+            "the cash for this ticket went out. Resolve it as paid."
+        ) % {"amount": format_money(dispensed.unexplained)}
+    return ""
+
+
 def ticket_resolve_stuck(
     *, ticket: Ticket, user: User, credits_taken: bool, meter_reading: str, reason: str, at: dt.datetime | None = None
 ) -> Ticket:
-    """Settle a redemption the machine never committed, from its meters: redeemed into it, or valid again."""
+    """Settle a redemption the machine never committed, from its meters: redeemed into it, or valid again.
+
+    Only once the hold and the grace have run out: until then the holder's commit (or its retry) is still
+    coming, and it is accepted whenever it comes. At a kiosk, "not taken" needs its dispensed-cash meter.
+    """
     at = at or timezone.now()
     if ticket.state != TicketState.REDEEM_PENDING:
         raise TicketRefused(
@@ -275,6 +303,23 @@ def ticket_resolve_stuck(
             _("The ticket is %(state)s, not held by a machine.") % {"state": ticket.get_state_display()},
             ticket,
         )
+    resolvable_from = stuck_resolvable_from(ticket)
+    if resolvable_from is not None and at < resolvable_from:
+        raise TicketRefused(
+            "hold_running",
+            _(
+                "The machine's hold on this ticket, and the time its commit may still take, run until %(when)s: "
+                "it is resolved only after that."
+            )
+            % {"when": timezone.localtime(resolvable_from).strftime("%Y-%m-%d %H:%M:%S")},
+            ticket,
+        )
+    holder = ticket.holder_machine
+    dispensed = kiosk_dispensed_since_authorize(ticket)
+    if not credits_taken and holder is not None and holder.is_kiosk:
+        refusal = _not_taken_refusal(ticket, dispensed)
+        if refusal:
+            raise TicketRefused("meter_required", refusal, ticket)
     holder_id = ticket.holder_machine_id
     release: dict[str, Any] = {"holder_machine": None, "authorized_at": None, "hold_expires_at": None}
     if credits_taken:
@@ -288,6 +333,10 @@ def ticket_resolve_stuck(
         from_state=TicketState.REDEEM_PENDING,
         user=user,
         reason=reason,
-        details={"holder_machine": holder_id, "meter_reading": meter_reading[:200]},
+        details={
+            "holder_machine": holder_id,
+            "meter_reading": meter_reading[:200],
+            **(dispensed.as_json() if dispensed is not None else {}),
+        },
     )
     return ticket

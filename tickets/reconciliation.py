@@ -243,3 +243,51 @@ def reconcile_finished_days(now: dt.datetime | None = None) -> int:
     for casino in Casino.objects.all():
         stored += reconciliation_store(casino, casino.gaming_day(now) - dt.timedelta(days=1), now=now)
     return stored
+
+
+@dataclass(frozen=True)
+class KioskDispensed:
+    """A kiosk's cash-dispensed meter over a held ticket's time: from its last reading at or before the
+    authorize to its latest reading after the hold ran out, less what its books paid for other tickets then."""
+
+    since: dt.datetime
+    until: dt.datetime
+    meter: Decimal
+    other_payouts: Decimal
+
+    @property
+    def unexplained(self) -> Decimal:
+        """Cash that left the kiosk in the window that no booked payout accounts for."""
+        return self.meter - self.other_payouts
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "dispensed_since_authorize": str(self.unexplained),
+            "dispensed_meter": str(self.meter),
+            "other_payouts": str(self.other_payouts),
+            "meters_from": self.since.isoformat(),
+            "meters_until": self.until.isoformat(),
+        }
+
+
+def kiosk_dispensed_since_authorize(ticket: Ticket) -> KioskDispensed | None:
+    """What the holding kiosk's meters say it dispensed while it held `ticket`; None without the readings."""
+    machine = ticket.holder_machine
+    if machine is None or not machine.is_kiosk or ticket.authorized_at is None or ticket.hold_expires_at is None:
+        return None
+    readings = MeterReading.objects.filter(machine=machine)
+    start = readings.filter(read_at__lte=ticket.authorized_at).order_by("-read_at", "-id").first()
+    after = list(readings.filter(read_at__gt=ticket.authorized_at).order_by("read_at", "id"))
+    if start is None or not after or after[-1].read_at < ticket.hold_expires_at:
+        return None
+    change = meter_change([start, *after], "cash_dispensed_amount")
+    if change is None or start.cash_dispensed_amount is None:
+        return None
+    books = kiosk_cash()
+    paid = books.totals(machine_ids=[machine.pk], begin=start.read_at, finish=after[-1].read_at) if books else {}
+    return KioskDispensed(
+        since=start.read_at,
+        until=after[-1].read_at,
+        meter=Decimal(change),
+        other_payouts=paid.get(machine.pk, (ZERO,))[0],
+    )

@@ -14,9 +14,11 @@ from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import HoldCase, ReversalRequest, Transfer
 from cashdesk.services.handpays import handpay_void, open_handpays
 from staff.access import StaffRequest, role_required, staff_casino
+from tickets.desk import stuck_resolvable_from
 from tickets.models import Ticket
 from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.reconciliation import kiosk_dispensed_since_authorize
 from tickets.selectors import offline_validation_by_machine, stuck_redemptions
 
 SUPERVISOR = "staff.supervise_desk"
@@ -38,7 +40,6 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
             transfers=selectors.transfers_to_approve(casino),
             reversals=selectors.reversals_to_approve(casino),
             stuck=stuck_redemptions(casino=casino),
-            resolve_form=forms.ResolveStuckForm(auto_id=False),
             void_form=forms.VoidTicketForm(),
             reprint_form=forms.ReprintVoucherForm(prefix="reprint"),
             open_shifts=selectors.open_shifts(casino),
@@ -95,26 +96,33 @@ def decide_hold(request: StaffRequest, pk: int) -> HttpResponse:
     )
 
 
-@require_POST
 @role_required(SUPERVISOR)
 def resolve_stuck(request: StaffRequest, pk: int) -> HttpResponse:
-    ticket = get_object_or_404(Ticket, pk=pk, casino=staff_casino(request))
-    form = forms.ResolveStuckForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, _("Give the outcome, the meter reading and the reason."))
-        return redirect("supervisor")
-    data = form.cleaned_data
-    return _done(
-        request,
-        lambda: services.ticket_resolve_stuck(
-            ticket=ticket,
-            user=request.user,
-            credits_taken=data["outcome"] == "taken",
-            meter_reading=data["meter_reading"],
-            reason=data["reason"],
-        ),
-        _("Stuck redemption resolved."),
-    )
+    """A stuck redemption resolved from the machine's meters; a kiosk's dispensed cash since the authorize shown."""
+    ticket = get_object_or_404(Ticket.objects.select_related("holder_machine"), pk=pk, casino=staff_casino(request))
+    form = forms.ResolveStuckForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.ticket_resolve_stuck(
+                ticket=ticket,
+                user=request.user,
+                credits_taken=data["outcome"] == "taken",
+                meter_reading=data["meter_reading"],
+                reason=data["reason"],
+            )
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, _("Stuck redemption resolved."))
+            return redirect("supervisor")
+    context = {
+        "ticket": ticket,
+        "form": form,
+        "resolvable_from": stuck_resolvable_from(ticket),
+        "dispensed": kiosk_dispensed_since_authorize(ticket),
+    }
+    return render(request, "cashdesk/resolve_stuck.html", context)
 
 
 @require_POST

@@ -1,6 +1,9 @@
+import datetime as dt
 from decimal import Decimal
 
 import pytest
+import time_machine
+from django.utils import timezone
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
@@ -155,19 +158,24 @@ def test_ticket_payouts_are_not_reversible(api, shift, cashier):
         services.reversal_request(original=tx, user=cashier, reason="oops")
 
 
+# A stuck redemption is resolved once its hold (15 s) and the commit retry's grace (30 s) have run out.
+AFTER_HOLD_AND_GRACE = dt.timedelta(minutes=1)
+
+
 def test_supervisor_resolves_a_stuck_redemption_from_the_meters(api, make_api, supervisor):
     number = api.issued_ticket()
     holder = make_api(asset_number="2002")
     holder.authorize(number)
     ticket = Ticket.objects.get(validation_number=number)
 
-    services.ticket_resolve_stuck(
-        ticket=ticket,
-        user=supervisor,
-        credits_taken=True,
-        meter_reading="credit meter +1250",
-        reason="meters show credits",
-    )
+    with time_machine.travel(timezone.now() + AFTER_HOLD_AND_GRACE):
+        services.ticket_resolve_stuck(
+            ticket=ticket,
+            user=supervisor,
+            credits_taken=True,
+            meter_reading="credit meter +1250",
+            reason="meters show credits",
+        )
 
     ticket.refresh_from_db()
     assert (ticket.state, ticket.redeemed_by_machine) == ("redeemed", holder.machine)
@@ -180,9 +188,10 @@ def test_supervisor_returns_a_stuck_ticket_to_valid(api, supervisor):
     number = api.issued_ticket()
     api.authorize(number)
     ticket = Ticket.objects.get(validation_number=number)
-    services.ticket_resolve_stuck(
-        ticket=ticket, user=supervisor, credits_taken=False, meter_reading="no change", reason="jam"
-    )
+    with time_machine.travel(timezone.now() + AFTER_HOLD_AND_GRACE):
+        services.ticket_resolve_stuck(
+            ticket=ticket, user=supervisor, credits_taken=False, meter_reading="no change", reason="jam"
+        )
     assert Ticket.objects.get(pk=ticket.pk).state == "issued"
 
 

@@ -1,9 +1,12 @@
 """Kiosks (machine contract v1.1, "Kiosks"; issue 14): the API's kiosk lines, the kiosk's cash in the books."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
+import time_machine
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from cashdesk import services
 from cashdesk.books import counterparty_balances, physical_balances, place_balances
@@ -18,6 +21,7 @@ from cashdesk.services.kiosks import (
 )
 from machines.models import Machine
 from tests.cashdesk.conftest import VAULT_CASH
+from tests.cashdesk.test_kiosk_meters import KioskMeters
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory
 from tickets.models import Ticket, TicketEvent, TicketState
@@ -458,17 +462,22 @@ def test_a_stuck_kiosk_redemption_settled_from_its_meters_books_the_cash_only_if
     api, casino, kiosk, kiosk_api, stocked_vault, floor, supervisor, credits_taken
 ):
     fill(kiosk, floor, supervisor, amount="100.00")
+    meters = KioskMeters(kiosk_api)
+    meters.send(timezone.now())
     number = api.issued_ticket("30.005")
     kiosk_api.authorize(number)  # the kiosk never commits
     ticket = Ticket.objects.get(validation_number=number)
 
-    services.ticket_resolve_stuck(
-        ticket=ticket,
-        user=supervisor,
-        credits_taken=credits_taken,
-        meter_reading="cash out 1234.56",
-        reason="no commit",
-    )
+    with time_machine.travel(timezone.now() + dt.timedelta(minutes=1)):
+        meters.add("cash_dispensed_amount", "30.01" if credits_taken else "0")
+        meters.send(timezone.now())
+        services.ticket_resolve_stuck(
+            ticket=ticket,
+            user=supervisor,
+            credits_taken=credits_taken,
+            meter_reading="cash out 1234.56",
+            reason="no commit",
+        )
 
     ticket.refresh_from_db()
     assert ticket.state == (TicketState.REDEEMED if credits_taken else TicketState.ISSUED)

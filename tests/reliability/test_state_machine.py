@@ -27,6 +27,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 import pytest
+import time_machine
 from django.db import connection
 from django.db.models import Sum
 from django.db.models.functions import Coalesce
@@ -488,12 +489,18 @@ class CashDeskMachine(RuleBasedStateMachine):
     def supervisor_resolves_stuck(self, ticket: int, credits_taken: bool) -> None:
         found = Ticket.objects.get(pk=ticket)
         expected = None if found.state == "redeem_pending" else "invalid_state"
-        self._attempt(
-            expected,
-            lambda: services.ticket_resolve_stuck(
-                ticket=found, user=self.supervisor, credits_taken=credits_taken, meter_reading="12345", reason="meters"
-            ),
-        )
+        # Resolved once the hold and the commit retry's grace have run out (a minute on).
+        with time_machine.travel(timezone.now() + dt.timedelta(minutes=1)):
+            self._attempt(
+                expected,
+                lambda: services.ticket_resolve_stuck(
+                    ticket=found,
+                    user=self.supervisor,
+                    credits_taken=credits_taken,
+                    meter_reading="12345",
+                    reason="meters",
+                ),
+            )
 
     @precondition(lambda self: self.expiry_runs < 2)
     @rule(days=st.sampled_from([1, 400]))
