@@ -2,7 +2,8 @@ import logging
 from collections.abc import Callable
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.utils.translation import gettext as _
 
 logger = logging.getLogger(__name__)
 
@@ -42,3 +43,25 @@ class DatabaseUnavailableMiddleware:
             response["Retry-After"] = "2"
             return response
         return None
+
+
+class NulCharacterMiddleware:
+    """Refuse a NUL character in the address, before any view looks up what it names.
+
+    No text the office keeps may hold one (PostgreSQL refuses it in any text column), and no screen or
+    machine sends one: a lookup with it was a 500. The machine API's address answers as any unknown one,
+    `404 not_found`; a staff page's a plain 400. Form fields are the forms' to refuse, with a message
+    beside the field (Django's form fields refuse NUL).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path:
+            if request.path.startswith("/api/"):
+                return JsonResponse({"code": "not_found", "detail": "No such endpoint."}, status=404)
+            return HttpResponseBadRequest(
+                _("The request contains a NUL character."), content_type="text/plain; charset=utf-8"
+            )
+        return self.get_response(request)

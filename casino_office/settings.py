@@ -63,6 +63,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "casino_office.csp.ContentSecurityPolicyMiddleware",
     "casino_office.middleware.DatabaseUnavailableMiddleware",
+    "casino_office.middleware.NulCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -180,6 +181,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "staff.login.lockout_response"  # 429, in the staff's language
 AXES_CLIENT_IP_CALLABLE = "staff.login.client_address"
+AXES_USERNAME_CALLABLE = "staff.login.client_username"  # cut to what axes stores: a long name is counted too
 AXES_ENABLE_ADMIN = False  # lockouts are lifted on the supervisors' page, or `manage.py axes_reset_username`
 # nginx on the same host (deploy/nginx): its X-Forwarded-For is believed, anyone else's is not.
 # Keep it the same as gunicorn's forwarded_allow_ips (deploy/gunicorn.conf.py).

@@ -46,6 +46,8 @@ class RegisterFilterForm(forms.Form):
     desk = forms.TypedChoiceField(label=_("Desk"), coerce=int, required=False, empty_value=None)
     cashier = forms.CharField(label=_("Cashier"), required=False, max_length=150)
     person_code = forms.CharField(label=_("Personal code or document number"), required=False, max_length=40)
+    # The export's buttons (the register page's filters do not carry it).
+    format = forms.ChoiceField(label=_("Format"), choices=[("csv", "CSV"), ("pdf", "PDF")], required=False)
 
     def __init__(
         self, *args: Any, desks: Any = (), code_allowed: bool = True, code_permitted: bool = True, **kwargs: Any

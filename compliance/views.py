@@ -14,10 +14,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from casino_office.redirects import local_path
 from casino_office.widgets import DAY_PATTERN
 from compliance import forms, selectors, services
 from compliance.crypto import mask
@@ -72,15 +73,7 @@ def purpose(request: StaffRequest) -> HttpResponse:
     form = forms.PurposeForm(request.POST or None, initial={"next": request.GET.get("next", "")})
     if request.method == "POST" and form.is_valid():
         request.session[PURPOSE_KEY] = form.cleaned_data["purpose"].strip()
-        target = form.cleaned_data["next"]
-        # Only a path of this site: not another host, not a view name, not a script.
-        if not (
-            target.startswith("/")
-            and not target.startswith("//")
-            and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
-        ):
-            target = reverse("compliance-register")
-        return HttpResponseRedirect(target)
+        return HttpResponseRedirect(local_path(request, form.cleaned_data["next"], reverse("compliance-register")))
     return render(request, "compliance/purpose.html", {"form": form, "current": _purpose(request)})
 
 
@@ -218,11 +211,16 @@ def export(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     entries, filters, form = _filtered(request)
     if form.is_bound and not form.is_valid():
-        return HttpResponse(" ".join(str(e) for errors in form.errors.values() for e in errors), status=400)
+        # Plain text: a choice's error repeats the value sent, which must not become markup.
+        return HttpResponse(
+            " ".join(str(e) for errors in form.errors.values() for e in errors),
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
     entries = entries.order_by("sequence")
     head = services.register_head(casino)
     period = f"{filters['start']:%Y-%m-%d} .. {filters['end']:%Y-%m-%d}"
-    fmt = (_filter_data(request) or QueryDict()).get("format", "csv")
+    fmt = (form.cleaned_data.get("format") if form.is_bound else "") or "csv"
     _log(request, AccessLogEntry.Action.EXPORT, f"register {fmt} {filters}", _subject("register_export", filters, fmt))
     if fmt == "pdf":
         response = HttpResponse(

@@ -41,6 +41,21 @@ def client_address(request: HttpRequest) -> str:
     return remote
 
 
+# axes stores the username of a failed try in a varchar(255) (AccessAttempt.username).
+USERNAME_STORED_LENGTH = 255
+
+
+def client_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str:
+    """The username a login try counts against (AXES_USERNAME_CALLABLE): as typed, cut to what axes stores.
+
+    A longer name was a 500 and went uncounted; cut, every name sharing the first 255 characters counts
+    against one account, so varying the tail gains a guesser nothing.
+    """
+    field = str(settings.AXES_USERNAME_FORM_FIELD)  # set by axes.conf (a lazy default: the user model's)
+    value = credentials.get(field) if credentials else request.POST.get(field)
+    return str(value or "")[:USERNAME_STORED_LENGTH]
+
+
 class StaffLoginHandler(AxesDatabaseHandler):
     """axes' database handler, except that a good login forgets only that account's failures.
 

@@ -1,12 +1,12 @@
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from casino_office.redirects import local_path
 from staff.models import StaffPreference
 
 
@@ -35,12 +35,7 @@ def set_language(request: HttpRequest) -> HttpResponse:
         return HttpResponseBadRequest(_("Unknown language."), content_type="text/plain; charset=utf-8")
     if request.user.is_authenticated:
         StaffPreference.objects.update_or_create(user=request.user, defaults={"language": language})
-    target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        target = reverse("home")
-    response = redirect(target)
+    response = HttpResponseRedirect(local_path(request, request.POST.get("next", ""), reverse("home")))
     response.set_cookie(
         settings.LANGUAGE_COOKIE_NAME,
         language,

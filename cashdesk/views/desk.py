@@ -162,9 +162,9 @@ def ticket_pay(request: StaffRequest) -> HttpResponse:
     if tx is not None:
         return redirect("desk-transaction", pk=tx.pk)
     # Back to the ticket, with what went wrong; the ticket is shown as it is now.
-    ticket = Ticket.objects.filter(
-        casino=shift.desk.casino, validation_number=(form.data.get("number") or "").strip()
-    ).first()
+    # The number as the form cleaned it: the raw field may hold what no lookup can take (a NUL).
+    number = form.cleaned_data.get("number", "")
+    ticket = Ticket.objects.filter(casino=shift.desk.casino, validation_number=number).first() if number else None
     if ticket is None:
         messages.error(request, _("No such ticket in this casino."))
         return redirect("desk")

@@ -42,17 +42,7 @@ def self_exclusion_match(person: Person, exclusion_list: SelfExclusionList | Non
     return by_name.exists()
 
 
-def self_exclusion_import(
-    *, casino: Casino, user: User, data: bytes, list_date: dt.date, source_name: str
-) -> SelfExclusionList:
-    """Import the regulator's CSV (personal_code, or given_names + surnames + date_of_birth); all or nothing."""
-    if not user.has_perm("compliance.import_self_exclusion"):
-        raise PersonError(_("Only compliance officers import the self-exclusion list."))
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise PersonError(_("The file is not UTF-8 text.")) from None
-    reader = csv.DictReader(io.StringIO(text))
+def _entries(reader: "csv.DictReader[str]") -> list[SelfExclusionEntry]:
     fields = set(reader.fieldnames or [])
     if not ({"personal_code"} <= fields or {"given_names", "surnames", "date_of_birth"} <= fields):
         raise PersonError(_("Columns needed: personal_code, or given_names, surnames and date_of_birth."))
@@ -78,6 +68,27 @@ def self_exclusion_import(
                 _("Line %(line)s: give a personal code, or names with the date of birth.") % {"line": line}
             )
         entries.append(SelfExclusionEntry(personal_code_index=code_index, name_index=name_index))
+    return entries
+
+
+def self_exclusion_import(
+    *, casino: Casino, user: User, data: bytes, list_date: dt.date, source_name: str
+) -> SelfExclusionList:
+    """Import the regulator's CSV (personal_code, or given_names + surnames + date_of_birth); all or nothing."""
+    if not user.has_perm("compliance.import_self_exclusion"):
+        raise PersonError(_("Only compliance officers import the self-exclusion list."))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise PersonError(_("The file is not UTF-8 text.")) from None
+    reader = csv.DictReader(io.StringIO(text))
+    try:
+        entries = _entries(reader)
+    except csv.Error:
+        # A field over csv's limit (128 KiB), a NUL: not a list the regulator wrote.
+        raise PersonError(
+            _("Line %(line)s: the file is not a CSV list that can be read.") % {"line": reader.line_num}
+        ) from None
     if not entries:
         raise PersonError(_("The file has no entries."))
     with transaction.atomic():
