@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Case, IntegerField, QuerySet, Sum, Value, When
+from django.db.models import Case, IntegerField, Q, QuerySet, Sum, Value, When
 
 from cashdesk.models import (
     IDENTITY_KINDS,
@@ -114,6 +114,28 @@ def casino_vault(casino: Casino) -> CashDesk | None:
 
 def recent_machine_receipts(casino: Casino, limit: int = 30) -> QuerySet[MachineReceipt]:
     return MachineReceipt.objects.filter(casino=casino).select_related("machine", "paid_by")[:limit]
+
+
+def awaiting_supervisor(casino: Casino) -> Q:
+    """Machine receipts a cashier may not pay until a supervisor confirms them (issue 21, four eyes).
+
+    A floor receipt above the casino's confirmation limit. Handpays are left out: the machine asked for them
+    over its authenticated link and counts them on its handpay meters, so they never rest on one word alone.
+    """
+    return Q(
+        source=MachineReceipt.Source.FLOOR,
+        amount__gt=casino.receipt_confirmation_limit,
+        supervisor_confirmed_at__isnull=True,
+    )
+
+
+def receipts_to_confirm(casino: Casino) -> QuerySet[MachineReceipt]:
+    """The supervisor's list: unpaid receipts waiting for their confirmation, the oldest first."""
+    return (
+        MachineReceipt.objects.filter(awaiting_supervisor(casino), casino=casino, state=MachineReceipt.State.CONFIRMED)
+        .select_related("machine", "created_by")
+        .order_by("created_at", "pk")
+    )
 
 
 def pending_holds(casino: Casino) -> QuerySet[HoldCase]:

@@ -47,5 +47,6 @@ urlpatterns = [
     path("supervisor/tickets/reprint/", supervisor.reprint_voucher, name="reprint-voucher"),
     path("supervisor/vault/", supervisor.vault, name="supervisor-vault"),
     path("supervisor/handpays/<int:pk>/void/", supervisor.void_handpay, name="void-handpay"),
+    path("supervisor/receipts/<int:pk>/confirm/", supervisor.confirm_receipt, name="confirm-receipt"),
     path("reports/", reports.report, name="reports"),
 ]

@@ -2,7 +2,7 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.models.books import CashTransaction
@@ -144,6 +144,19 @@ class MachineReceipt(models.Model):
         verbose_name=_("confirmed by"),
     )
     confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
+    # Four eyes (issue 21): above the casino's receipt confirmation limit a supervisor other than the
+    # attendant who wrote or confirmed the receipt confirms it before a cashier may pay it.
+    supervisor_confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("confirmed by the supervisor"),
+    )
+    supervisor_confirmed_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("confirmed by the supervisor at")
+    )
     paid_by = models.OneToOneField(
         CashTransaction,
         on_delete=models.PROTECT,
@@ -200,6 +213,17 @@ class MachineReceipt(models.Model):
                     | (~Q(state="void") & Q(voided_by__isnull=True, voided_at__isnull=True, void_reason=""))
                 ),
                 name="machinereceipt_state_fields_match",
+            ),
+            # The supervisor's confirmation comes after the attendant's, from someone else, with its time.
+            models.CheckConstraint(
+                condition=Q(supervisor_confirmed_by__isnull=True, supervisor_confirmed_at__isnull=True)
+                | (
+                    Q(supervisor_confirmed_by__isnull=False, supervisor_confirmed_at__isnull=False)
+                    & Q(confirmed_by__isnull=False)
+                    & ~Q(supervisor_confirmed_by=F("confirmed_by"))
+                    & (Q(created_by__isnull=True) | ~Q(supervisor_confirmed_by=F("created_by")))
+                ),
+                name="machinereceipt_supervisor_not_the_attendant",
             ),
             # A machine has at most one handpay waiting for an attendant.
             models.UniqueConstraint(

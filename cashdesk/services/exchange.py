@@ -12,6 +12,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, SmartCardRead, TransactionKind
 from cashdesk.receipt_numbers import display_receipt_number, generate_receipt_number, parse_receipt_number
+from cashdesk.selectors import awaiting_supervisor
 from cashdesk.services.ledger import Line, cash, lock_shift, operation_replay, pieces, post_transaction
 from compliance.models import Person
 from compliance.services import IdentityDetails
@@ -330,6 +331,33 @@ def machine_receipt_record(*, machine: Machine, amount: Decimal, reason: str, us
         )
 
 
+def machine_receipt_supervisor_confirm(*, receipt_id: int, casino_id: int, user: User) -> MachineReceipt:
+    """A supervisor, not the attendant who wrote the receipt, confirms it so that a cashier may pay it."""
+    if not user.has_perm("staff.supervise_desk"):
+        raise CashDeskError("forbidden", _("Only a supervisor confirms a machine receipt."))
+    with transaction.atomic():
+        receipt = MachineReceipt.objects.select_for_update().filter(pk=receipt_id, casino_id=casino_id).first()
+        if receipt is None:
+            raise CashDeskError("not_found", _("No such machine receipt in this casino."))
+        if receipt.supervisor_confirmed_at is not None:
+            raise CashDeskError("already_confirmed", _("This machine receipt is already confirmed by a supervisor."))
+        if receipt.state != MachineReceipt.State.CONFIRMED:
+            raise CashDeskError(
+                "not_confirmable",
+                _("Only an unpaid machine receipt can be confirmed; this one is %(state)s.")
+                % {"state": receipt.get_state_display().lower()},
+            )
+        if user.pk in (receipt.created_by_id, receipt.confirmed_by_id):
+            raise CashDeskError(
+                "same_person", _("A supervisor other than the attendant who wrote the receipt confirms it.")
+            )
+        MachineReceipt.objects.filter(
+            pk=receipt.pk, state=MachineReceipt.State.CONFIRMED, supervisor_confirmed_at__isnull=True
+        ).update(supervisor_confirmed_by=user, supervisor_confirmed_at=timezone.now())
+        receipt.refresh_from_db()
+        return receipt
+
+
 def machine_receipt_pay(
     *,
     shift: Shift,
@@ -389,6 +417,15 @@ def machine_receipt_pay(
                 "void",
                 _("Receipt %(number)s was voided by a supervisor (%(reason)s); it is not paid.")
                 % {"number": shown, "reason": receipt.void_reason},
+            )
+        if MachineReceipt.objects.filter(awaiting_supervisor(desk.casino), pk=receipt.pk).exists():
+            raise CashDeskError(
+                "supervisor_confirmation_required",
+                _(
+                    "Receipt %(number)s is above %(limit)s: a supervisor must confirm it before it is paid "
+                    "(the supervisor's dashboard lists it)."
+                )
+                % {"number": shown, "limit": format_money(desk.casino.receipt_confirmation_limit)},
             )
         payout = cash_payout(receipt.amount)
         tx = post_transaction(

@@ -45,6 +45,8 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
             open_shifts=selectors.open_shifts(casino),
             handpays=open_handpays(casino.pk),
             handpay_void_form=HandpayVoidForm(auto_id=False),
+            receipts_to_confirm=selectors.receipts_to_confirm(casino),
+            casino_receipt_limit=casino.receipt_confirmation_limit,
             offline_validation=offline_validation_by_machine(casino),
         )
     return render(request, "cashdesk/supervisor.html", context)
@@ -161,6 +163,18 @@ def void_handpay(request: StaffRequest, pk: int) -> HttpResponse:
             receipt_id=pk, casino_id=staff_casino(request).pk, user=request.user, reason=form.cleaned_data["reason"]
         ),
         _("Handpay voided."),
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def confirm_receipt(request: StaffRequest, pk: int) -> HttpResponse:
+    return _done(
+        request,
+        lambda: services.machine_receipt_supervisor_confirm(
+            receipt_id=pk, casino_id=staff_casino(request).pk, user=request.user
+        ),
+        _("Machine receipt confirmed; a cashier can now pay it."),
     )
 
 

@@ -10,6 +10,7 @@ from stdnum import damm
 from cashdesk import services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction, MachineReceipt
+from tests.factories import make_user
 
 
 def _run(kind, amount, *, api, shift, cashier, floor, person):
@@ -27,6 +28,8 @@ def _run(kind, amount, *, api, shift, cashier, floor, person):
         receipt = services.machine_receipt_record(
             machine=api.machine, amount=Decimal(amount), reason="hopper empty", user=floor
         )
+        supervisor = make_user(f"threshold-supervisor-{receipt.pk}", "shift_supervisor")
+        services.machine_receipt_supervisor_confirm(receipt_id=receipt.pk, casino_id=receipt.casino_id, user=supervisor)
         return services.machine_receipt_pay(
             shift=shift, user=cashier, number=receipt.number, check_code=receipt.check_code, person=person
         )

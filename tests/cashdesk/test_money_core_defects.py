@@ -35,6 +35,8 @@ def test_a_machine_receipt_paid_from_three_tabs_at_once_is_paid_once(casino, api
     receipt = services.machine_receipt_record(
         machine=api.machine, amount=Decimal("400.00"), reason="hopper empty", user=floor
     )
+    supervisor = make_user("race-supervisor", "shift_supervisor")
+    services.machine_receipt_supervisor_confirm(receipt_id=receipt.pk, casino_id=casino.pk, user=supervisor)
 
     def pay(shift, cashier, key):
         return lambda: services.machine_receipt_pay(

@@ -519,6 +519,10 @@ class CashDeskMachine(RuleBasedStateMachine):
         )
         assert receipt.paid_by_id is None
         assert receipt.amount == amount
+        if amount > self.casino.receipt_confirmation_limit:  # four eyes before the desk may pay it
+            services.machine_receipt_supervisor_confirm(
+                receipt_id=receipt.pk, casino_id=self.casino.pk, user=self.supervisor
+            )
         return receipt.pk
 
     # --- tickets at the desk -------------------------------------------------------
