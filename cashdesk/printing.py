@@ -12,6 +12,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 import barcode
+from django.db.models import Sum
 from django.utils import timezone
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.units import mm
@@ -372,10 +373,19 @@ def shift_report_pdf(shift: Shift) -> bytes:
     closing = shift.counts.filter(kind__in=[ShiftCount.Kind.CLOSING, ShiftCount.Kind.HANDOVER]).first()
     counted = {line.item: line for line in closing.lines.all()} if closing else {}
     by_kind: dict[str, tuple[int, Decimal]] = {}
+    # A count's difference is signed as the desk saw it (+ over, - short): differences are never summed as
+    # absolute values, and a first count is an opening balance, not a difference.
+    differences = dict(
+        shift.legs.filter(transaction__kind=TransactionKind.COUNT)
+        .values_list("transaction_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
     for tx in shift.transactions.all():
         kind = both(TransactionKind(tx.kind).label)
         count, total = by_kind.get(kind, (0, Decimal("0")))
-        by_kind[kind] = (count + 1, total + tx.amount)
+        by_kind[kind] = (count + 1, total + differences.get(tx.pk, tx.amount))
+    signed = {both(TransactionKind.COUNT.label)}
 
     rows = [
         [
@@ -425,7 +435,10 @@ def shift_report_pdf(shift: Shift) -> bytes:
     page.y -= 5 * mm
     page.text("Operacijos / Transactions", font=BOLD, size=9)
     page.y -= 1 * mm
-    transactions = [[f"{label}: {count}", format_eur(total)] for label, (count, total) in sorted(by_kind.items())]
+    transactions = [
+        [f"{label}: {count}", _signed(total) if label in signed else format_eur(total)]
+        for label, (count, total) in sorted(by_kind.items())
+    ]
     if transactions:
         _rows(page, transactions, size=8, right=page.left + 125 * mm)
     else:

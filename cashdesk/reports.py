@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from cashdesk.books import counterparty_balances, over_short_by_shift, physical_balances
 from cashdesk.items import ALL_ITEMS
 from cashdesk.kiosk_selectors import PERIOD_AMOUNTS, PERIOD_COUNTS, kiosk_period
-from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase
+from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase, Leg, TransactionKind
 from machines.models import Casino, MeterReconciliation
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
 from tickets.numbers import masked_validation_number
@@ -186,12 +186,33 @@ def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any
     transactions are in the kiosks report.
     """
     begin, finish = casino.gaming_day_bounds(start, end)
+    # Count differences are signed as each desk saw them (+ over, - short), never summed as absolute values.
+    differences = dict(
+        Leg.objects.using(reports_db())
+        .filter(
+            casino=casino,
+            transaction__kind=TransactionKind.COUNT,
+            transaction__created_at__gte=begin,
+            transaction__created_at__lt=finish,
+            desk_id=F("transaction__desk_id"),
+        )
+        .values_list("desk_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
     return [
-        {"desk": row["desk__name"], "kind": row["kind"], "n": row["n"], "total": row["total"]}
+        {
+            "desk": row["desk__name"],
+            "kind": row["kind"],
+            "n": row["n"],
+            "total": differences.get(row["desk_id"], row["total"])
+            if row["kind"] == TransactionKind.COUNT
+            else row["total"],
+        }
         for row in CashTransaction.objects.using(reports_db())
         .filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
         .exclude(desk__kind=CashDesk.Kind.KIOSK)
-        .values("desk__code", "desk__name", "kind")
+        .values("desk__code", "desk_id", "desk__name", "kind")
         .annotate(n=Count("id"), total=Sum("amount"))
         .order_by("desk__code", "kind")
     ]

@@ -26,6 +26,8 @@ class TransactionKind(models.TextChoices):
     FILL = "fill", _("Fill from the vault")
     REVERSAL = "reversal", _("Reversal")
     COUNT = "count", _("Count difference")
+    # A place's first count: the stock it brings into the books, not a difference from them.
+    OPENING_BALANCE = "opening_balance", _("Opening balance")
     KIOSK_PAYOUT = "kiosk_payout", _("Ticket paid at a kiosk")
     KIOSK_TICKET = "kiosk_ticket", _("Ticket printed at a kiosk")
 

@@ -76,7 +76,7 @@ def _write_count(
         posting = post_transaction(
             shift=shift,
             desk=desk,
-            kind=TransactionKind.COUNT,
+            kind=TransactionKind.OPENING_BALANCE if first_count else TransactionKind.COUNT,
             amount=sum((abs(line.amount) for line in lines), ZERO),
             lines=lines,
             user=user,

@@ -124,7 +124,7 @@ def test_one_card_read_paid_at_two_desks_at_once_is_refused_in_plain_words(casin
     cashier = make_user("sc-a", "cashier")
     desk = CashDesk.objects.create(casino=casino, code="S1", name="Kasa S1", cash_limit=Decimal("500000.00"))
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("1000.00")})
-    opening = CashTransaction.objects.get(shift=shift, kind="count")
+    opening = CashTransaction.objects.get(shift=shift, kind="opening_balance")
     # The gate is the other desk's payout of the same read (card SC9, counter 5), written but not yet
     # committed; it commits once this desk's payout waits on the unique index.
     gate = (

@@ -97,7 +97,7 @@ DESK_FORMS = [
 
 def _written() -> tuple[int, int, int, int]:
     return (
-        CashTransaction.objects.exclude(kind="count").count(),
+        CashTransaction.objects.exclude(kind__in=["count", "opening_balance"]).count(),
         Transfer.objects.count(),
         SmartCardRead.objects.count(),
         ReversalRequest.objects.count(),
@@ -215,7 +215,7 @@ def _all_writes() -> dict[str, int]:
     from cashdesk.models import HoldCase
 
     return {
-        "transactions": CashTransaction.objects.exclude(kind="count").count(),
+        "transactions": CashTransaction.objects.exclude(kind__in=["count", "opening_balance"]).count(),
         "transfers": Transfer.objects.count(),
         "holds": HoldCase.objects.count(),
     }

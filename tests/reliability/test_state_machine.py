@@ -337,7 +337,7 @@ class CashDeskMachine(RuleBasedStateMachine):
             assert count.transaction_id is None
             return
         posting = CashTransaction.objects.get(pk=count.transaction_id)
-        assert posting.kind == TransactionKind.COUNT
+        assert posting.kind == (TransactionKind.OPENING_BALANCE if first else TransactionKind.COUNT)
         assert posting.created_at == count.counted_at
         legs: dict[tuple[int | str, str], Decimal] = defaultdict(lambda: ZERO)
         for leg in posting.legs.all():
