@@ -51,7 +51,7 @@ def client_username(request: HttpRequest, credentials: dict[str, Any] | None = N
     A longer name was a 500 and went uncounted; cut, every name sharing the first 255 characters counts
     against one account, so varying the tail gains a guesser nothing.
     """
-    field = str(settings.AXES_USERNAME_FORM_FIELD)  # set by axes.conf (a lazy default: the user model's)
+    field = str(getattr(settings, "AXES_USERNAME_FORM_FIELD", "username"))  # axes.conf sets it (the user model's)
     value = credentials.get(field) if credentials else request.POST.get(field)
     return str(value or "")[:USERNAME_STORED_LENGTH]
 
