@@ -111,3 +111,16 @@ def refuse_truncate(table: str) -> migrations.RunPython:
             schema_editor.execute(sql, params=None)
 
     return migrations.RunPython(forward, backward, elidable=False)
+
+
+def rewrite_on_downgrade(table: str, sql: str) -> migrations.RunPython:
+    """A migration step that does nothing forward and, when the migration is unapplied, runs `sql` on an
+    append-only `table` with its row triggers lifted for that statement alone: for a downgrade whose older
+    schema cannot hold a value the newer code wrote (a kind the older constraint does not know)."""
+
+    def backward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+        create, drop = _statements(schema_editor.connection.vendor, table)
+        for statement in [*drop, sql, *create]:
+            schema_editor.execute(statement, params=None)
+
+    return migrations.RunPython(migrations.RunPython.noop, backward, elidable=False)
