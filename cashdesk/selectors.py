@@ -138,6 +138,15 @@ def receipts_to_confirm(casino: Casino) -> QuerySet[MachineReceipt]:
     )
 
 
+def locked_receipts(casino: Casino) -> QuerySet[MachineReceipt]:
+    """Receipts and handpays locked after wrong check codes, for a supervisor to unlock: the oldest lock first."""
+    return (
+        MachineReceipt.objects.filter(casino=casino, code_locked_at__isnull=False)
+        .select_related("machine")
+        .order_by("code_locked_at", "pk")
+    )
+
+
 def pending_holds(casino: Casino) -> QuerySet[HoldCase]:
     """Held tickets awaiting a decision, the overdue first, then by due day."""
     return (
