@@ -166,6 +166,7 @@ def locked_receipts(casino: Casino) -> QuerySet[MachineReceipt]:
     """Receipts and handpays locked after wrong check codes, for a supervisor to unlock: the oldest lock first."""
     return (
         MachineReceipt.objects.filter(casino=casino, code_locked_at__isnull=False)
+        .exclude(state=MachineReceipt.State.VOID)
         .select_related("machine")
         .order_by("code_locked_at", "pk")
     )

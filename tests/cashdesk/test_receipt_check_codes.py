@@ -246,3 +246,16 @@ def test_cashiers_guessing_at_once_cannot_exceed_the_limit_between_them(machine,
     receipt.refresh_from_db()
     assert receipt.wrong_codes == CHECK_CODE_TRIES
     assert receipt.code_locked_at is not None
+
+
+def test_a_locked_handpay_voided_by_a_supervisor_leaves_the_list_to_unlock(make_api, floor, shift, cashier, supervisor):
+    from cashdesk.selectors import locked_receipts
+    from cashdesk.services.handpays import handpay_void
+
+    machine = make_api(asset_number="2002").machine
+    handpay = handpay_request(machine=machine, amount=Decimal("90.00"), kind="jackpot", request_id="hp-2")
+    for _ in range(CHECK_CODE_TRIES):
+        _refusal(shift, cashier, handpay, _wrong(handpay))
+    assert list(locked_receipts(machine.casino)) == [MachineReceipt.objects.get(pk=handpay.pk)]
+    handpay_void(receipt_id=handpay.pk, casino_id=machine.casino_id, user=supervisor, reason="guessed at")
+    assert list(locked_receipts(machine.casino)) == []
