@@ -215,6 +215,9 @@ def test_the_exceptions_report_lists_the_tries(machine, floor, shift, cashier, s
     assert all(row["ticket"].endswith(receipt.number[-4:]) for row in tries)
     assert [row["kind"] for row in rows].count("Receipt locked after wrong check codes") == 1
     assert receipt.number not in text
+    page = client.get("/reports/", {"report": "exceptions", "start": day, "end": day, "_lang": "en"})
+    assert page.status_code == 200
+    assert page.content.decode().count("Wrong check code") == CHECK_CODE_TRIES
 
     _unlock(receipt, supervisor)
     rows, text = report()
