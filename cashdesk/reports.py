@@ -12,7 +12,17 @@ from django.utils.translation import gettext as _
 from cashdesk.books import counterparty_balances, over_short_by_shift, physical_balances
 from cashdesk.items import ALL_ITEMS
 from cashdesk.kiosk_selectors import PERIOD_AMOUNTS, PERIOD_COUNTS, kiosk_period
-from cashdesk.models import CashDesk, CashTransaction, Counterparty, HoldCase, Leg, TransactionKind
+from cashdesk.models import (
+    CashDesk,
+    CashTransaction,
+    CheckCodeFailure,
+    CheckCodeUnlock,
+    Counterparty,
+    HoldCase,
+    Leg,
+    MachineReceipt,
+    TransactionKind,
+)
 from machines.models import Casino, MeterReconciliation
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
 from tickets.numbers import masked_validation_number
@@ -144,6 +154,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
             }
         )
     rows.extend(meter_exceptions(casino, start, end))
+    rows.extend(check_code_exceptions(casino, begin, finish))
     return rows
 
 
@@ -336,6 +347,62 @@ def meter_exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[
                 "amount": None,
                 "where": found.machine.asset_number,
                 "detail": differing,
+            }
+        )
+    return rows
+
+
+def check_code_exceptions(casino: Casino, begin: dt.datetime, finish: dt.datetime) -> list[dict[str, Any]]:
+    """Wrong check codes typed for machine receipts and handpays, the locks still in force and the unlocks.
+
+    The receipt is shown by its last four digits, like a ticket; the code typed was never kept.
+    """
+    using = reports_db()
+    rows: list[dict[str, Any]] = []
+    for failure in (
+        CheckCodeFailure.objects.using(using)
+        .filter(receipt__casino=casino, tried_at__gte=begin, tried_at__lt=finish)
+        .select_related("receipt__machine", "desk", "tried_by")
+        .order_by("tried_at", "pk")
+    ):
+        rows.append(
+            {
+                "when": failure.tried_at,
+                "kind": _("Wrong check code"),
+                "ticket": masked_validation_number(failure.receipt.number),
+                "amount": failure.receipt.amount,
+                "where": failure.desk.name,
+                "detail": {"cashier": failure.tried_by.get_username(), "machine": failure.receipt.machine.asset_number},
+            }
+        )
+    for receipt in (
+        MachineReceipt.objects.using(using)
+        .filter(casino=casino, code_locked_at__gte=begin, code_locked_at__lt=finish)
+        .select_related("machine")
+    ):
+        rows.append(
+            {
+                "when": receipt.code_locked_at,
+                "kind": _("Receipt locked after wrong check codes"),
+                "ticket": masked_validation_number(receipt.number),
+                "amount": receipt.amount,
+                "where": receipt.machine.asset_number,
+                "detail": {"wrong codes": receipt.wrong_codes},
+            }
+        )
+    for unlock in (
+        CheckCodeUnlock.objects.using(using)
+        .filter(receipt__casino=casino, unlocked_at__gte=begin, unlocked_at__lt=finish)
+        .select_related("receipt__machine", "unlocked_by")
+    ):
+        rows.append(
+            {
+                "when": unlock.unlocked_at,
+                "kind": _("Receipt unlocked by a supervisor"),
+                "ticket": masked_validation_number(unlock.receipt.number),
+                "amount": unlock.receipt.amount,
+                "where": unlock.unlocked_by.get_username(),
+                "detail": {"wrong codes": unlock.failures, "machine": unlock.receipt.machine.asset_number},
             }
         )
     return rows

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Case, IntegerField, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Sum, Value, When
 
 from cashdesk.models import (
     IDENTITY_KINDS,
@@ -135,6 +135,40 @@ def receipts_to_confirm(casino: Casino) -> QuerySet[MachineReceipt]:
         MachineReceipt.objects.filter(awaiting_supervisor(casino), casino=casino, state=MachineReceipt.State.CONFIRMED)
         .select_related("machine", "created_by")
         .order_by("created_at", "pk")
+    )
+
+
+def receipts_at_machines(
+    casino: object, machine_ids: list[int], begin: dt.datetime, finish: dt.datetime
+) -> dict[int, tuple[int, Decimal]]:
+    """The machine receipts written on the floor for each machine in [begin, finish), for the meter reconciliation.
+
+    The machine counts them on its attendant-paid meters when the attendant cancels the credits there, as the
+    receipt is written (issue 21: a receipt no longer rests on the attendant's word alone). Handpays the
+    machine asked for are on its handpay meters (cashdesk.services.handpays.handpays_at_machines).
+    """
+    rows = (
+        MachineReceipt.objects.filter(
+            machine_id__in=machine_ids,
+            source=MachineReceipt.Source.FLOOR,
+            confirmed_at__gte=begin,
+            confirmed_at__lt=finish,
+        )
+        .exclude(state=MachineReceipt.State.VOID)
+        .values("machine_id")
+        .annotate(n=Count("pk"), total=Sum("amount"))
+        .order_by()
+    )
+    return {row["machine_id"]: (row["n"], row["total"]) for row in rows}
+
+
+def locked_receipts(casino: Casino) -> QuerySet[MachineReceipt]:
+    """Receipts and handpays locked after wrong check codes, for a supervisor to unlock: the oldest lock first."""
+    return (
+        MachineReceipt.objects.filter(casino=casino, code_locked_at__isnull=False)
+        .exclude(state=MachineReceipt.State.VOID)
+        .select_related("machine")
+        .order_by("code_locked_at", "pk")
     )
 
 

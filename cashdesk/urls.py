@@ -48,5 +48,6 @@ urlpatterns = [
     path("supervisor/vault/", supervisor.vault, name="supervisor-vault"),
     path("supervisor/handpays/<int:pk>/void/", supervisor.void_handpay, name="void-handpay"),
     path("supervisor/receipts/<int:pk>/confirm/", supervisor.confirm_receipt, name="confirm-receipt"),
+    path("supervisor/receipts/<int:pk>/unlock/", supervisor.unlock_receipt, name="unlock-receipt"),
     path("reports/", reports.report, name="reports"),
 ]

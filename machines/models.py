@@ -354,7 +354,7 @@ class Machine(models.Model):
 
 # Machine contract v1.1, "POST /api/v1/meters": the meters a machine reports (SAS lifetime counters).
 TICKET_METERS = ("ticket_out_count", "ticket_out_amount", "ticket_in_count", "ticket_in_amount")
-COUNT_METERS = ("ticket_out_count", "ticket_in_count", "handpay_count", "games_played")
+COUNT_METERS = ("ticket_out_count", "ticket_in_count", "handpay_count", "games_played", "attendant_paid_count")
 AMOUNT_METERS = (
     "ticket_out_amount",
     "ticket_in_amount",
@@ -363,6 +363,7 @@ AMOUNT_METERS = (
     "coin_in_amount",
     "coin_out_amount",
     "cash_dispensed_amount",
+    "attendant_paid_amount",
 )
 METER_NAMES = (*COUNT_METERS, *AMOUNT_METERS)
 # Decimal(18,3): a lifetime counter of up to 15 whole euro digits, to the mill.
@@ -410,6 +411,10 @@ class MeterReading(models.Model):
     coin_in_amount = _amount_meter(_("coin in amount"))
     coin_out_amount = _amount_meter(_("coin out amount"))
     cash_dispensed_amount = _amount_meter(_("cash dispensed amount"))
+    # Credits cancelled at the machine for an attendant who paid them by a machine receipt written on the floor
+    # (SAS hand-paid cancelled credits); the machine's own handpays are on the handpay meters.
+    attendant_paid_count = _count_meter(_("credits paid by an attendant"))
+    attendant_paid_amount = _amount_meter(_("credit amount paid by an attendant"))
 
     class Meta:
         verbose_name = _("meter reading")

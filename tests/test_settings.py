@@ -169,7 +169,7 @@ def lines_added_to(contract: str, shipped: str) -> list[str]:
 
 # What this project added to the contract's text, each by an issue that said so: issue 15, how soon a revoked key is
 # refused (the security notes under "Authentication"); issue 14, `kiosk_empty` and the two kiosk refusals the v1.1
-# text names in prose, in the authorize table.
+# text names in prose, in the authorize table; issue 21, the attendant-paid meters a floor receipt is reconciled with.
 CONTRACT_ADDITIONS = [
     "- A rotated or revoked key is refused from the next request on, and a",
     "  machine taken out of service or out of the ticket system likewise: the key",
@@ -177,6 +177,10 @@ CONTRACT_ADDITIONS = [
     "| 409 | `not_cashable` | kiosks only (v1.1): a `promo` ticket |",
     "| 409 | `over_kiosk_limit` | kiosks only (v1.1): the amount is above the casino's kiosk limit |",
     "| 409 | `kiosk_empty` | kiosks only (v1.1): the kiosk's cash in the books is less than the payout |",
+    "| `attendant_paid_count` | integer ≥ 0: cancelled credits an attendant paid by a machine receipt written on the "
+    "floor (not the machine's handpays) |",
+    "| `attendant_paid_amount` | amount string ≥ 0: their amount |",
+    "`attendant_paid_*` against the machine receipts written for it on the floor.",
 ]
 
 

@@ -11,6 +11,9 @@ are summed, and a reading flagged `reset` counts from zero. Against it:
 - `handpay_*`: its handpays, from a source registered with
   `register_handpay_source` (handpays live in cashdesk, which this layer may
   not import). With none registered the system's figure is "not available".
+- `attendant_paid_*`: the machine receipts written for it on the floor (credits
+  an attendant paid because the machine could not), from a source registered
+  with `register_receipt_source`, the same way.
 - kiosks also: `cash_dispensed_amount` against the cash their books say they
   paid for tickets, and `bills_in_amount` against the cash booked in for the
   tickets they printed (the books registered in `tickets.kiosks`).
@@ -38,6 +41,7 @@ PAIRS: tuple[tuple[str, str, str], ...] = (
     ("ticket_out", "ticket_out_count", "ticket_out_amount"),
     ("ticket_in", "ticket_in_count", "ticket_in_amount"),
     ("handpay", "handpay_count", "handpay_amount"),
+    ("receipt", "attendant_paid_count", "attendant_paid_amount"),
 )
 RECONCILED_METERS: tuple[str, ...] = tuple(meter for _, count, amount in PAIRS for meter in (count, amount))
 ZERO = Decimal("0")
@@ -55,6 +59,35 @@ def register_handpay_source(source: HandpaySource) -> None:
 
 def handpay_sources() -> list[HandpaySource]:
     return list(_handpay_sources)
+
+
+# The same shape for the machine receipts written on the floor, against the attendant-paid meters.
+ReceiptSource = HandpaySource
+_receipt_sources: list[ReceiptSource] = []
+
+
+def register_receipt_source(source: ReceiptSource) -> None:
+    """Called by the app that keeps machine receipts (its AppConfig.ready), so tickets never imports it."""
+    if source not in _receipt_sources:
+        _receipt_sources.append(source)
+
+
+def receipt_sources() -> list[ReceiptSource]:
+    return list(_receipt_sources)
+
+
+def _from_sources(
+    sources: list[HandpaySource], casino: Casino, ids: list[int], begin: dt.datetime, finish: dt.datetime
+) -> dict[int, tuple[int, Decimal]] | None:
+    """Each machine's (count, amount) summed over the registered sources; None when none is registered."""
+    if not sources:
+        return None
+    totals: dict[int, tuple[int, Decimal]] = {}
+    for source in sources:
+        for machine_id, (n, total) in source(casino, ids, begin, finish).items():
+            before_n, before_total = totals.get(machine_id, (0, ZERO))
+            totals[machine_id] = (before_n + n, before_total + total)
+    return totals
 
 
 @dataclass(frozen=True)
@@ -177,13 +210,8 @@ def reconcile_window(
     redeemed = _ticket_totals(casino, "redeemed_by_machine", "redeemed_at", begin, finish, using)
     machines = _machines(casino, [*in_day, *printed, *redeemed], using)
     ids = [machine.pk for machine in machines]
-    handpays: dict[int, tuple[int, Decimal]] | None = None
-    if _handpay_sources:
-        handpays = {}
-        for source in _handpay_sources:
-            for machine_id, (n, total) in source(casino, ids, begin, finish).items():
-                before_n, before_total = handpays.get(machine_id, (0, ZERO))
-                handpays[machine_id] = (before_n + n, before_total + total)
+    handpays = _from_sources(_handpay_sources, casino, ids, begin, finish)
+    receipts = _from_sources(_receipt_sources, casino, ids, begin, finish)
     kiosk_ids = [machine.pk for machine in machines if machine.is_kiosk]
     books = kiosk_cash()
     kiosk_totals = books.totals(machine_ids=kiosk_ids, begin=begin, finish=finish) if books and kiosk_ids else {}
@@ -196,6 +224,7 @@ def reconcile_window(
             "ticket_out": printed.get(machine.pk, (0, ZERO)),
             "ticket_in": redeemed.get(machine.pk, (0, ZERO)),
             "handpay": None if handpays is None else handpays.get(machine.pk, (0, ZERO)),
+            "receipt": None if receipts is None else receipts.get(machine.pk, (0, ZERO)),
         }
         entry = MachineDay(machine, day, len(readings), start is not None)
         for label, count_meter, amount_meter in PAIRS:

@@ -12,18 +12,30 @@ from cashdesk.models.books import (
     TransactionKind,
 )
 from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
-from cashdesk.models.instruments import HoldCase, MachineReceipt, ReversalRequest, SmartCardRead, Transfer
+from cashdesk.models.instruments import (
+    CHECK_CODE_TRIES,
+    CheckCodeFailure,
+    CheckCodeUnlock,
+    HoldCase,
+    MachineReceipt,
+    ReversalRequest,
+    SmartCardRead,
+    Transfer,
+)
 from cashdesk.models.kiosks import KioskTransfer
 from cashdesk.models.snapshots import LiabilitySnapshot
 
 __all__ = [
     "APPROVED_KINDS",
     "CASH_IN_KINDS",
+    "CHECK_CODE_TRIES",
     "COUNTERPARTY_OF_KIND",
     "IDENTITY_KINDS",
     "KIOSK_KINDS",
     "CashDesk",
     "CashTransaction",
+    "CheckCodeFailure",
+    "CheckCodeUnlock",
     "Counterparty",
     "HoldCase",
     "KioskTransfer",

@@ -6,7 +6,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.models.books import CashTransaction
-from cashdesk.models.desks import Shift
+from cashdesk.models.desks import CashDesk, Shift
 from cashdesk.receipt_numbers import display_receipt_number
 from machines.models import Casino, Machine
 
@@ -78,6 +78,10 @@ class ReversalRequest(models.Model):
 
     def __str__(self) -> str:
         return f"Reversal of {self.original_id}: {self.reason}"
+
+
+# Wrong check codes for one receipt or handpay before it is locked for a supervisor (issue 21).
+CHECK_CODE_TRIES = 5
 
 
 class MachineReceipt(models.Model):
@@ -180,6 +184,12 @@ class MachineReceipt(models.Model):
     confirm_key = models.CharField(
         max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("confirmation key")
     )
+    # Guessing the check code (issue 21): wrong codes typed at a desk since the last unlock; the
+    # CHECK_CODE_TRIES-th locks the receipt until a supervisor unlocks it (CheckCodeFailure, CheckCodeUnlock).
+    wrong_codes = models.PositiveSmallIntegerField(default=0, editable=False, verbose_name=_("wrong check codes"))
+    code_locked_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("locked after wrong check codes at")
+    )
 
     class Meta:
         verbose_name = _("machine receipt")
@@ -225,6 +235,12 @@ class MachineReceipt(models.Model):
                 ),
                 name="machinereceipt_supervisor_not_the_attendant",
             ),
+            # Locked exactly when the wrong codes reached the limit.
+            models.CheckConstraint(
+                condition=Q(code_locked_at__isnull=True, wrong_codes__lt=CHECK_CODE_TRIES)
+                | Q(code_locked_at__isnull=False, wrong_codes=CHECK_CODE_TRIES),
+                name="machinereceipt_locked_at_the_wrong_code_limit",
+            ),
             # A machine has at most one handpay waiting for an attendant.
             models.UniqueConstraint(
                 fields=["machine"], condition=Q(state="requested"), name="machinereceipt_one_requested_per_machine"
@@ -242,6 +258,52 @@ class MachineReceipt(models.Model):
     @property
     def display_number(self) -> str:
         return display_receipt_number(self.number)
+
+
+class CheckCodeFailure(models.Model):
+    """A wrong check code typed at a desk for a machine receipt or handpay: who, at which desk, when (append-only).
+
+    The code typed is not kept: it is a guess at a secret, and a near miss would tell the reader too much.
+    """
+
+    receipt = models.ForeignKey(
+        MachineReceipt, on_delete=models.PROTECT, related_name="check_code_failures", verbose_name=_("machine receipt")
+    )
+    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="+", verbose_name=_("desk"))
+    tried_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("typed by")
+    )
+    tried_at = models.DateTimeField(verbose_name=_("typed at"))
+
+    class Meta:
+        verbose_name = _("wrong check code")
+        verbose_name_plural = _("wrong check codes")
+        ordering = ["tried_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"Wrong check code for receipt {self.receipt_id} at {self.tried_at:%Y-%m-%d %H:%M}"
+
+
+class CheckCodeUnlock(models.Model):
+    """A supervisor unlocked a receipt locked after wrong check codes: who, when, how many were forgotten."""
+
+    receipt = models.ForeignKey(
+        MachineReceipt, on_delete=models.PROTECT, related_name="check_code_unlocks", verbose_name=_("machine receipt")
+    )
+    failures = models.PositiveSmallIntegerField(verbose_name=_("wrong check codes forgotten"))
+    unlocked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("unlocked by")
+    )
+    unlocked_at = models.DateTimeField(verbose_name=_("unlocked at"))
+    operation_key = models.CharField(max_length=64, unique=True, editable=False, verbose_name=_("operation key"))
+
+    class Meta:
+        verbose_name = _("check code unlock")
+        verbose_name_plural = _("check code unlocks")
+        ordering = ["unlocked_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"Receipt {self.receipt_id} unlocked by {self.unlocked_by} at {self.unlocked_at:%Y-%m-%d %H:%M}"
 
 
 class SmartCardRead(models.Model):

@@ -86,6 +86,9 @@ METER_LABELS = {
     "ticket_in_amount": gettext_lazy("Tickets in (amount)"),
     "handpay_count": gettext_lazy("Handpays (count)"),
     "handpay_amount": gettext_lazy("Handpays (amount)"),
+    # Against the machine receipts written on the floor for the machine.
+    "attendant_paid_count": gettext_lazy("Machine receipts paid by an attendant (count)"),
+    "attendant_paid_amount": gettext_lazy("Machine receipts paid by an attendant (amount)"),
     # Kiosks: against the cash their books say they dispensed for tickets and took in for printed ones.
     "cash_dispensed_amount": gettext_lazy("Cash dispensed (kiosk)"),
     "bills_in_amount": gettext_lazy("Notes taken in (kiosk)"),

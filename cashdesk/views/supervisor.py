@@ -11,7 +11,7 @@ from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.handpay_forms import HandpayVoidForm
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import HoldCase, ReversalRequest, Transfer
+from cashdesk.models import CHECK_CODE_TRIES, HoldCase, ReversalRequest, Transfer
 from cashdesk.services.handpays import handpay_void, open_handpays
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.desk import stuck_resolvable_from
@@ -46,6 +46,11 @@ def supervisor_home(request: StaffRequest) -> HttpResponse:
             handpays=open_handpays(casino.pk),
             handpay_void_form=HandpayVoidForm(auto_id=False),
             receipts_to_confirm=selectors.receipts_to_confirm(casino),
+            # One form per row, each with its own one-time key.
+            check_code_tries=CHECK_CODE_TRIES,
+            locked_receipts=[
+                (receipt, forms.OperationForm(auto_id=False)) for receipt in selectors.locked_receipts(casino)
+            ],
             casino_receipt_limit=casino.receipt_confirmation_limit,
             offline_validation=offline_validation_by_machine(casino),
         )
@@ -175,6 +180,25 @@ def confirm_receipt(request: StaffRequest, pk: int) -> HttpResponse:
             receipt_id=pk, casino_id=staff_casino(request).pk, user=request.user
         ),
         _("Machine receipt confirmed; a cashier can now pay it."),
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def unlock_receipt(request: StaffRequest, pk: int) -> HttpResponse:
+    form = forms.OperationForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("This form has expired; open it again from the menu."))
+        return redirect("supervisor")
+    return _done(
+        request,
+        lambda: services.machine_receipt_unlock(
+            receipt_id=pk,
+            casino_id=staff_casino(request).pk,
+            user=request.user,
+            operation_key=form.cleaned_data["operation_key"],
+        ),
+        _("Machine receipt unlocked; a cashier can pay it with its check code."),
     )
 
 

@@ -49,6 +49,16 @@ def test_a_reading_is_stored_and_answered_201(api):
     assert reading.handpay_amount == Decimal("0")
 
 
+def test_the_attendant_paid_meters_are_taken_and_checked_like_the_others(api):
+    """Issue 21: the credits an attendant paid by a machine receipt, reconciled with the floor's receipts."""
+    response = send(api, {**TICKETS, "attendant_paid_count": 2, "attendant_paid_amount": "75.50"})
+    assert response.status_code == 201, response.json()
+    reading = MeterReading.objects.get()
+    assert (reading.attendant_paid_count, reading.attendant_paid_amount) == (2, Decimal("75.500"))
+    assert send(api, {**TICKETS, "attendant_paid_count": -1}).json()["code"] == "invalid_request"
+    assert send(api, {**TICKETS, "attendant_paid_amount": 5}).json()["code"] == "invalid_amount"
+
+
 def test_read_at_is_echoed_in_the_casino_zone(api):
     response = send(api, TICKETS, read_at="2026-12-02T10:00:00+00:00")
     assert response.json()["read_at"] == "2026-12-02T12:00:00+02:00"

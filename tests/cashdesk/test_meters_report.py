@@ -127,3 +127,51 @@ def test_stored_differences_are_exceptions_in_the_report_and_on_the_dashboard(fl
     page = client.get("/dashboard/")
     assert page.status_code == 200
     assert "?kind=meters&amp;day=" in page.content.decode()
+
+
+def test_floor_receipts_are_compared_with_the_attendant_paid_meter_on_the_page_and_in_the_csv(floor_day, casino):
+    """Issue 21: a machine receipt rested on one person's word; the machine's attendant-paid meter now checks it.
+
+    Only receipts written on the floor count there: a handpay the machine asked for is on its handpay meters.
+    """
+    import uuid
+
+    from cashdesk.models import MachineReceipt
+    from cashdesk.selectors import receipts_at_machines
+    from cashdesk.services import machine_receipt_record
+    from cashdesk.services.handpays import handpay_confirm, handpay_request
+    from tickets import reconciliation
+
+    assert receipts_at_machines in reconciliation.receipt_sources()  # registered by the cash desk at start
+    attendant = make_user("tomas", "floor_attendant")
+    receipt = machine_receipt_record(machine=floor_day, amount=Decimal("60.00"), reason="hopper empty", user=attendant)
+    handpay = handpay_request(machine=floor_day, amount=Decimal("700.00"), kind="jackpot", request_id="hp")
+    handpay_confirm(receipt_id=handpay.pk, casino_id=casino.pk, user=attendant, operation_key=uuid.uuid4().hex)
+    moment = dt.datetime(2026, 11, 30, 13, tzinfo=VILNIUS)
+    MachineReceipt.objects.filter(pk__in=[receipt.pk, handpay.pk]).update(created_at=moment, confirmed_at=moment)
+    for n, (hour, paid, amount) in enumerate([(14, 0, "0"), (21, 1, "50.00")]):
+        meter_reading_record(
+            machine=floor_day,
+            read_at=dt.datetime(2026, 11, 30, hour, tzinfo=VILNIUS),
+            values={
+                "ticket_out_count": 12,
+                "ticket_out_amount": Decimal("130.500"),
+                "ticket_in_count": 0,
+                "ticket_in_amount": Decimal("0"),
+                "attendant_paid_count": paid,
+                "attendant_paid_amount": Decimal(amount),
+            },
+            request_id=f"paid-{n}",
+        )
+    client = _login(make_user("vadove", "manager"), casino)
+    response = client.get("/reports/", {"kind": "meters", "day": "2026-11-30", "format": "csv", "_lang": "en"})
+    a = {row["meter"]: row for row in _rows(response) if row["machine"] == "A1"}
+    assert (a["attendant_paid_count"]["meter_change"], a["attendant_paid_count"]["system"]) == ("1", "1")
+    assert a["attendant_paid_count"]["difference"] == "0"
+    assert (a["attendant_paid_amount"]["meter_change"], a["attendant_paid_amount"]["system"]) == ("50.000", "60.000")
+    assert a["attendant_paid_amount"]["difference"] == "-10.000"
+    assert a["attendant_paid_amount"]["note"] == "Difference"
+    assert a["handpay_amount"]["system"] == "700.000"  # the handpay is on its own meters, not the receipts'
+    page = client.get("/reports/", {"kind": "meters", "day": "2026-11-30", "_lang": "en"}).content.decode()
+    assert "Machine receipts paid by an attendant (amount)" in page
+    assert "machine receipts" in page

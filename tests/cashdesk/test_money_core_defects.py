@@ -86,7 +86,7 @@ def test_a_machine_receipt_is_paid_only_with_its_check_code(api, shift, cashier,
     assert len(receipt.check_code) >= 6
     with pytest.raises(CashDeskError) as refused:
         services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, check_code="000000")
-    assert refused.value.code == "not_found"
+    assert refused.value.code == "wrong_check_code"
     assert not CashTransaction.objects.filter(kind="receipt_payout").exists()
 
 

@@ -58,6 +58,8 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "void-ticket": ("POST", {"shift_supervisor"}),
     "reprint-voucher": ("POST", {"shift_supervisor"}),
     "void-handpay": ("POST", {"shift_supervisor"}),
+    "confirm-receipt": ("POST", {"shift_supervisor"}),
+    "unlock-receipt": ("POST", {"shift_supervisor"}),
     "supervisor-vault": ("GET", {"shift_supervisor"}),
     "lockouts": ("GET", {"shift_supervisor"}),
     "lockout-lift": ("POST", {"shift_supervisor"}),

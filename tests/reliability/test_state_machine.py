@@ -705,8 +705,10 @@ class CashDeskMachine(RuleBasedStateMachine):
     def receipt_payout(self, receipt: int, right_code: bool, identified: bool, twice: bool) -> None:
         found = MachineReceipt.objects.get(pk=receipt)
         code = found.check_code if right_code else f"{(int(found.check_code) + 1) % 1_000_000:06d}"
-        if not right_code:
-            expected: str | None = "not_found"
+        if found.code_locked_at is not None:  # after CHECK_CODE_TRIES wrong codes, even the right one is refused
+            expected: str | None = "check_code_locked"
+        elif not right_code:
+            expected = "wrong_check_code"
         elif found.paid_by_id is not None:
             expected = "already_paid"
         else:
@@ -746,7 +748,7 @@ class CashDeskMachine(RuleBasedStateMachine):
         elif kind == "receipt":
             receipt = MachineReceipt.objects.get(pk=what)
             self._desk_step(
-                "already_paid",
+                "check_code_locked" if receipt.code_locked_at is not None else "already_paid",
                 lambda key: services.machine_receipt_pay(
                     shift=shift,
                     user=user,

@@ -116,6 +116,30 @@ def test_handpays_from_a_registered_source_are_compared(floor, casino, monkeypat
     assert found["handpay_amount"] == (Decimal("2500.00"), Decimal("2500.00"), 0)
 
 
+def test_machine_receipts_without_a_source_have_no_system_figure(floor, casino, monkeypatch):
+    monkeypatch.setattr(reconciliation, "_receipt_sources", [])
+    a = floor["a"]
+    reading(a, at(30, 21), (2, "12.00"), (1, "7.50"), attendant_paid_count=1, attendant_paid_amount=Decimal("5"))
+    found = lines(next(e for e in reconcile_day(casino, DAY) if e.machine == a))
+    assert found["attendant_paid_count"][1:] == (None, None)
+
+
+def test_machine_receipts_from_a_registered_source_are_compared_with_the_attendant_paid_meter(
+    floor, casino, monkeypatch
+):
+    """Issue 21: a floor receipt rested on the attendant's word; the machine's attendant-paid meter now checks it."""
+    monkeypatch.setattr(reconciliation, "_receipt_sources", [])
+    a = floor["a"]
+    reading(a, at(30, 21), (2, "12.00"), (1, "7.50"), attendant_paid_count=3, attendant_paid_amount=Decimal("40.00"))
+    reading(a, at(30, 23), (2, "12.00"), (1, "7.50"), attendant_paid_count=4, attendant_paid_amount=Decimal("90.00"))
+    reconciliation.register_receipt_source(lambda casino, ids, begin, finish: {a.pk: (2, Decimal("150.00"))})
+    entry = next(e for e in reconcile_day(casino, DAY) if e.machine == a)
+    found = lines(entry)
+    assert found["attendant_paid_count"] == (1, 2, -1)
+    assert found["attendant_paid_amount"] == (Decimal("50.00"), Decimal("150.00"), Decimal("-100.00"))
+    assert entry.status == "difference"
+
+
 def test_a_silent_machine_is_listed_as_such_with_the_systems_figures(floor, casino):
     silent = next(e for e in reconcile_day(casino, DAY) if e.machine.asset_number == "B2")
     assert silent.status == "no_reading"

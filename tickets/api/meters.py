@@ -124,6 +124,10 @@ class MeterValuesSchema(serializers.Serializer):
     coin_in_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
     coin_out_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
     cash_dispensed_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
+    attendant_paid_count = serializers.IntegerField(
+        min_value=0, required=False, help_text="Cancelled credits paid by an attendant with a machine receipt."
+    )
+    attendant_paid_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
 
 
 class MetersRequestSchema(serializers.Serializer):
