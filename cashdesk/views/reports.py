@@ -5,7 +5,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponsePermanentRedirect, QueryDict
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -211,8 +211,9 @@ def _moment(raw: str | None, casino: Casino) -> dt.datetime:
 @role_required("staff.view_reports")
 def report(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
-    # `?report=<kind>`; the meters report is also asked for as `?kind=meters&day=YYYY-MM-DD` (issue 13).
-    kind = request.GET.get("kind") or request.GET.get("report", "daily")
+    if "kind" in request.GET:
+        return _renamed_address(request)
+    kind = request.GET.get("report", "daily")
     if kind not in REPORTS:
         kind = "daily"
     today = casino.gaming_day(timezone.now())
@@ -280,6 +281,16 @@ def report(request: StaffRequest) -> HttpResponse:
             writer.writerow([_written(row.get(column, ""), places.get(column)) for column in columns])
         return response
     return _page(request, kind, start, end, at, columns, rows, day=day)
+
+
+def _renamed_address(request: StaffRequest) -> HttpResponse:
+    """The meters report was asked for as `?kind=meters&day=` (issue 13); every report is `?report=` now."""
+    query = QueryDict(mutable=True)
+    query["report"] = request.GET["kind"]
+    for name, values in request.GET.lists():
+        if name not in ("kind", "report"):
+            query.setlist(name, values)
+    return HttpResponsePermanentRedirect(f"{request.path}?{query.urlencode()}")
 
 
 def _page(
