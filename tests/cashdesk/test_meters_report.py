@@ -127,7 +127,7 @@ def test_stored_differences_are_exceptions_in_the_report_and_on_the_dashboard(fl
         "/reports/", {"report": "exceptions", "start": "2026-11-30", "end": "2026-11-30", "format": "csv"}
     )
     where = {row["where"]: row for row in _rows(response)}
-    assert "ticket_out_count" in where["A1"]["detail"]
+    assert where["A1"]["detail"] == "Tickets out (count): 1"
     assert "B2" in where
 
     from cashdesk import dashboard
