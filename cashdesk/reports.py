@@ -23,7 +23,7 @@ from cashdesk.models import (
     MachineReceipt,
     TransactionKind,
 )
-from machines.models import Casino, MeterReconciliation
+from machines.models import Casino, Machine, MeterReconciliation
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
 from tickets.numbers import masked_validation_number
 from tickets.reconciliation import reconcile_day
@@ -86,11 +86,13 @@ def outstanding_liability(casino: Casino, at: dt.datetime, using: str | None = N
     return {"at": at, "count": totals["n"], "amount": totals["total"] or Decimal("0")}
 
 
-def _named_desk(details: dict[str, Any], desk_names: dict[str, str]) -> dict[str, Any]:
-    if "desk" not in details:
-        return details
+def _named_desk(details: dict[str, Any], desk_names: dict[str, str], machine_names: dict[int, str]) -> dict[str, Any]:
+    """The desk by its name and a holding machine by its asset number (events record a code and an id)."""
     named = {key: value for key, value in details.items() if key != "desk_name"}
-    named["desk"] = desk_names.get(str(details["desk"]), details["desk"])
+    if "desk" in details:
+        named["desk"] = desk_names.get(str(details["desk"]), details["desk"])
+    if details.get("holder_machine") is not None:
+        named["holder_machine"] = machine_names.get(details["holder_machine"], details["holder_machine"])
     return named
 
 
@@ -109,6 +111,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
     )
     # Events record the desk's code; the report names it as every screen does.
     desk_names = dict(CashDesk.objects.using(reports_db()).filter(casino=casino).values_list("code", "name"))
+    machine_names = dict(Machine.objects.using(reports_db()).filter(casino=casino).values_list("pk", "asset_number"))
     labels = {
         TicketEventKind.AMOUNT_MISMATCH: _("Amount mismatch"),
         TicketEventKind.REFUSED: _("Second presentation of a paid ticket"),
@@ -124,7 +127,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "where": event.machine.asset_number
                 if event.machine
                 else (event.user.get_username() if event.user else _("system")),
-                "detail": _named_desk(event.details, desk_names),
+                "detail": _named_desk(event.details, desk_names, machine_names),
             }
         )
     for ticket in stuck_redemptions(casino=casino).using(reports_db()):

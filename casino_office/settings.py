@@ -29,6 +29,8 @@ else:
     SECRET_KEY = env_str("SECRET_KEY", "")
     if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY is required (or set CASINO_DEMO=1 for the demo)")
+# Rotating SECRET_KEY (docs/operations.md): the previous keys, newest first, still accepted for what they signed.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"] if DEMO or DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])

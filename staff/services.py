@@ -1,10 +1,13 @@
-"""Writes for logins: lifting a lockout, enrolling and checking the second factor, resetting it."""
+"""Writes for logins: a new member of staff, lifting a lockout, the second factor (enrol, check, reset)."""
 
 import logging
 from base64 import b32encode
 
 from axes.models import AccessAttempt
-from django.contrib.auth.models import User
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -12,7 +15,8 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from machines.models import Casino
 from staff.errors import StaffError
-from staff.models import LockoutLift
+from staff.models import LockoutLift, StaffAssignment, StaffPreference
+from staff.roles import ROLES
 from staff.selectors import own_and_unknown
 
 logger = logging.getLogger(__name__)
@@ -104,3 +108,33 @@ def second_factor_reset(*, user: User) -> int:
     count, _details = TOTPDevice.objects.filter(user=user).delete()
     logger.info("second factor: %d device(s) of user %s removed", count, user.pk)
     return count
+
+
+def staff_member_create(*, username: str, password: str, role: str, casino: Casino, language: str = "") -> User:
+    """A new member of staff: a login with one role (staff.roles), working in one casino.
+
+    The password must pass the installation's validators (AUTH_PASSWORD_VALIDATORS); roles that approve money
+    or read personal data enrol their second factor at the first login (staff.roles.SECOND_FACTOR_ROLES).
+    """
+    if role not in ROLES:
+        raise StaffError(
+            "no_role", _("No role %(role)s; the roles are: %(roles)s.") % {"role": role, "roles": ", ".join(ROLES)}
+        )
+    if language and language not in dict(settings.LANGUAGES):
+        raise StaffError("no_language", _("No language %(language)s; choose lt or en.") % {"language": language})
+    candidate = User(username=username)
+    try:
+        User._meta.get_field("username").run_validators(username)
+        validate_password(password, user=candidate)
+    except ValidationError as refused:
+        raise StaffError("refused", " ".join(refused.messages)) from None
+    with transaction.atomic():
+        if User.objects.filter(username=username).exists():
+            raise StaffError("taken", _("A user named %(username)s already exists.") % {"username": username})
+        user = User.objects.create_user(username, password=password)
+        user.groups.add(Group.objects.get(name=role))
+        StaffAssignment.objects.create(user=user, casino=casino)
+        if language:
+            StaffPreference.objects.create(user=user, language=language)
+    logger.info("staff member created: user %s, role %s, casino %s", user.pk, role, casino.code)
+    return user

@@ -5,7 +5,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponsePermanentRedirect, QueryDict
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -94,7 +94,6 @@ METER_LABELS = {
     "bills_in_amount": gettext_lazy("Notes taken in (kiosk)"),
 }
 
-
 # Counts and amounts: right-aligned on the page.
 NUMERIC_COLUMNS = {
     *(f"{label}_{part}" for label in ("issued", "redeemed", "expired") for part in ("count", "amount")),
@@ -123,6 +122,67 @@ CSV_PLACES: dict[str, dict[str, int]] = {
 }
 
 
+# An exception's details (what its event recorded), named in the reader's language on the page and in the
+# CSV alike, in this order; a meter's difference is named as the meters report names the meter.
+DETAIL_LABELS = {
+    "action": gettext_lazy("Action"),
+    "desk": gettext_lazy("Desk"),
+    "printed": gettext_lazy("Printed amount"),
+    "system": gettext_lazy("System's figure"),
+    "paid": gettext_lazy("Paid"),
+    "holder_machine": gettext_lazy("Holding machine"),
+    "hold_expired_at": gettext_lazy("Hold ended"),
+    "due": gettext_lazy("Decision due"),
+    **METER_LABELS,
+}
+# Where a paid ticket was presented again (the refusal's "action").
+DETAIL_ACTIONS = {
+    "authorize": gettext_lazy("ticket-in at a machine"),
+    "commit": gettext_lazy("credits taken at a machine"),
+    "printed": gettext_lazy("print report of a machine"),
+    "cash_payout": gettext_lazy("cash payout at the desk"),
+    "hold": gettext_lazy("hold at the desk"),
+    "presented": gettext_lazy("presented at the desk"),
+}
+# Details that are amounts, with their places in the CSV (the rest are moments, days, names or counts).
+DETAIL_PLACES = {
+    "printed": TICKET_PLACES,
+    "system": TICKET_PLACES,
+    "paid": CASH_PLACES,
+    **{meter: TICKET_PLACES for meter in METER_LABELS if meter.endswith("_amount")},
+}
+DETAIL_MOMENTS, DETAIL_DAYS = {"hold_expired_at"}, {"due"}
+
+
+def _detail_value(key: str, value: Any, written: bool) -> str:
+    try:
+        if key in DETAIL_PLACES:
+            amount = Decimal(str(value))
+            return _written(amount, DETAIL_PLACES[key]) if written else _shown(key, amount)
+        if key in DETAIL_MOMENTS:
+            moment = dt.datetime.fromisoformat(str(value))
+            return _written(moment, None) if written else _shown(key, moment)
+        if key in DETAIL_DAYS:
+            day = dt.date.fromisoformat(str(value))
+            return _written(day, None) if written else _shown(key, day)
+    except (ArithmeticError, ValueError):
+        pass  # recorded in another form: shown as it was recorded
+    if key == "action" and value in DETAIL_ACTIONS:
+        return str(DETAIL_ACTIONS[value])
+    return str(value)
+
+
+def _details(details: dict[str, Any], written: bool) -> str:
+    """Labelled text, "Action: ticket-in at a machine; Desk: Kasa 1", amounts as the page or the CSV writes them."""
+    order = list(DETAIL_LABELS)
+    keys = sorted(details, key=lambda key: (order.index(key) if key in order else len(order), key))
+    return "; ".join(
+        f"{DETAIL_LABELS.get(key, key)}: {_detail_value(key, details[key], written)}"
+        for key in keys
+        if details[key] is not None and details[key] != ""
+    )
+
+
 def _written(value: Any, places: int | None) -> str:
     """A CSV cell: amounts with a fixed number of places and a point, moments local to the second, days ISO.
 
@@ -138,6 +198,8 @@ def _written(value: Any, places: int | None) -> str:
         return timezone.localtime(value).isoformat(timespec="seconds")
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, dict):
+        return _details(value, written=True)
     return str(value)
 
 
@@ -158,7 +220,7 @@ def _shown(column: str, value: Any) -> str:
     if column == "meter" and value in METER_LABELS:
         return str(METER_LABELS[value])
     if isinstance(value, dict):
-        return ", ".join(f"{key}: {item}" for key, item in value.items())
+        return _details(value, written=False)
     return str(value)
 
 
@@ -214,8 +276,9 @@ def _moment(raw: str | None, casino: Casino) -> dt.datetime:
 @role_required("staff.view_reports")
 def report(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
-    # `?report=<kind>`; the meters report is also asked for as `?kind=meters&day=YYYY-MM-DD` (issue 13).
-    kind = request.GET.get("kind") or request.GET.get("report", "daily")
+    if "kind" in request.GET:
+        return _renamed_address(request)
+    kind = request.GET.get("report", "daily")
     if kind not in REPORTS:
         kind = "daily"
     today = casino.gaming_day(timezone.now())
@@ -285,6 +348,27 @@ def report(request: StaffRequest) -> HttpResponse:
     return _page(request, kind, start, end, at, columns, rows, day=day)
 
 
+def _renamed_address(request: StaffRequest) -> HttpResponse:
+    """The meters report was asked for as `?kind=meters&day=` (issue 13); every report is `?report=` now."""
+    query = QueryDict(mutable=True)
+    query["report"] = request.GET["kind"]
+    for name, values in request.GET.lists():
+        if name not in ("kind", "report"):
+            query.setlist(name, values)
+    return HttpResponsePermanentRedirect(f"{request.path}?{query.urlencode()}")
+
+
+def _books_example() -> dict[str, str]:
+    """The amounts of the books' explanation (a ticket sold for 37.65, a desk counted 10.00 short), written as
+    the reader's language writes amounts: outside the translated sentence, which only places them."""
+    return {
+        "owed": format_money(Decimal("-37.65")),
+        "worth": format_money(Decimal("37.65")),
+        "over": "+" + format_money(Decimal("10.00")),
+        "short": format_money(Decimal("10.00")),
+    }
+
+
 def _page(
     request: StaffRequest,
     kind: str,
@@ -319,6 +403,7 @@ def _page(
             "day": day or end,
             "at": timezone.localtime(at),
             "day_pattern": DAY.pattern,
+            "books_example": _books_example() if kind == "books" else {},
             "moment_pattern": MOMENT.pattern,
         },
         status=status,

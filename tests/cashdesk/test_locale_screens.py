@@ -330,7 +330,7 @@ def test_the_exceptions_report_names_the_desk_a_paid_ticket_came_back_to(api, re
     services.ticket_payout(shift=shift, user=cashier, validation_number=number)
     services.ticket_present(shift=shift, user=cashier, validation_number=number)  # shown again: refused
     page = reader.get("/reports/", {"report": "exceptions"}).content.decode()
-    assert "desk: Kasa 1" in page
+    assert "Desk: Kasa 1" in page
     assert not _desk_code_in(page)
     exported = reader.get("/reports/", {"report": "exceptions", "format": "csv"}).content.decode()
     assert "Kasa 1" in exported

@@ -1,4 +1,4 @@
-"""The meters report (issue 13): /reports/?kind=meters&day=YYYY-MM-DD, its CSV, who may see it, the dashboard."""
+"""The meters report (issue 13): /reports/?report=meters&day=YYYY-MM-DD, its CSV, who may see it, the dashboard."""
 
 import csv
 import datetime as dt
@@ -64,18 +64,19 @@ def _rows(response) -> list[dict[str, str]]:
 
 def test_the_manager_sees_each_meter_against_the_system(floor_day, casino):
     client = _login(make_user("vadove", "manager"), casino)
-    page = client.get("/reports/", {"kind": "meters", "day": "2026-11-30"})
+    page = client.get("/reports/", {"report": "meters", "day": "2026-11-30"})
     assert page.status_code == 200
     html = page.content.decode()
     assert "A1" in html
     assert "B2" in html
     assert 'name="day" value="2026-11-30"' in html
-    assert "kind=meters" in html  # among the report tabs
+    assert "?report=meters&amp;day=" in html  # among the report tabs
+    assert "kind=meters" not in html
 
 
 def test_csv_amounts_to_three_places_counts_whole_and_silent_machines_said(floor_day, casino):
     client = _login(make_user("vadove", "manager"), casino)
-    response = client.get("/reports/", {"kind": "meters", "day": "2026-11-30", "format": "csv", "_lang": "en"})
+    response = client.get("/reports/", {"report": "meters", "day": "2026-11-30", "format": "csv", "_lang": "en"})
     assert response["Content-Type"].startswith("text/csv")
     rows = _rows(response)
     a = {row["meter"]: row for row in rows if row["machine"] == "A1"}
@@ -91,22 +92,31 @@ def test_csv_amounts_to_three_places_counts_whole_and_silent_machines_said(floor
     assert all(row["note"] for row in silent)
 
 
-def test_the_report_tab_also_answers_as_report_meters(floor_day, casino):
+def test_the_old_kind_meters_address_redirects_to_report_meters(floor_day, casino):
+    """Issue 21: the meters report was `?kind=meters&day=`, every other report `?report=`; old bookmarks still work."""
     client = _login(make_user("vadove", "manager"), casino)
-    assert client.get("/reports/", {"report": "meters", "day": "2026-11-30"}).status_code == 200
+    response = client.get("/reports/", {"kind": "meters", "day": "2026-11-30", "format": "csv"})
+    assert response.status_code == 301
+    assert response["Location"] == "/reports/?report=meters&day=2026-11-30&format=csv"
+    assert client.get(response["Location"])["Content-Type"].startswith("text/csv")
+
+
+def test_the_old_address_keeps_asking_for_a_role(floor_day, casino):
+    client = _login(make_user("kasininke", "cashier"), casino)
+    assert client.get("/reports/", {"kind": "meters", "day": "2026-11-30"}).status_code == 403
 
 
 @pytest.mark.parametrize("day", ["2026-02-30", "yesterday", "30.11.2026", "1999-12-31", "2026-11-30T00:00"])
 def test_a_bad_day_is_400_not_500(casino, day):
     client = _login(make_user("vadove", "manager"), casino)
-    response = client.get("/reports/", {"kind": "meters", "day": day})
+    response = client.get("/reports/", {"report": "meters", "day": day})
     assert response.status_code == 400
 
 
 def test_a_cashier_may_not_see_it(floor_day, casino):
     client = _login(make_user("kasininke", "cashier"), casino)
-    assert client.get("/reports/", {"kind": "meters", "day": "2026-11-30"}).status_code == 403
-    assert client.get("/reports/", {"kind": "meters", "day": "2026-11-30", "format": "csv"}).status_code == 403
+    assert client.get("/reports/", {"report": "meters", "day": "2026-11-30"}).status_code == 403
+    assert client.get("/reports/", {"report": "meters", "day": "2026-11-30", "format": "csv"}).status_code == 403
 
 
 def test_stored_differences_are_exceptions_in_the_report_and_on_the_dashboard(floor_day, casino, monkeypatch):
@@ -117,7 +127,7 @@ def test_stored_differences_are_exceptions_in_the_report_and_on_the_dashboard(fl
         "/reports/", {"report": "exceptions", "start": "2026-11-30", "end": "2026-11-30", "format": "csv"}
     )
     where = {row["where"]: row for row in _rows(response)}
-    assert "ticket_out_count" in where["A1"]["detail"]
+    assert where["A1"]["detail"] == "Tickets out (count): 1"
     assert "B2" in where
 
     from cashdesk import dashboard
@@ -126,7 +136,7 @@ def test_stored_differences_are_exceptions_in_the_report_and_on_the_dashboard(fl
     assert (counts.meters_day, counts.meter_differences, counts.meters_silent) == (DAY, 1, 1)
     page = client.get("/dashboard/")
     assert page.status_code == 200
-    assert "?kind=meters&amp;day=" in page.content.decode()
+    assert "?report=meters&amp;day=" in page.content.decode()
 
 
 def test_floor_receipts_are_compared_with_the_attendant_paid_meter_on_the_page_and_in_the_csv(floor_day, casino):
@@ -164,7 +174,7 @@ def test_floor_receipts_are_compared_with_the_attendant_paid_meter_on_the_page_a
             request_id=f"paid-{n}",
         )
     client = _login(make_user("vadove", "manager"), casino)
-    response = client.get("/reports/", {"kind": "meters", "day": "2026-11-30", "format": "csv", "_lang": "en"})
+    response = client.get("/reports/", {"report": "meters", "day": "2026-11-30", "format": "csv", "_lang": "en"})
     a = {row["meter"]: row for row in _rows(response) if row["machine"] == "A1"}
     assert (a["attendant_paid_count"]["meter_change"], a["attendant_paid_count"]["system"]) == ("1", "1")
     assert a["attendant_paid_count"]["difference"] == "0"
@@ -172,6 +182,6 @@ def test_floor_receipts_are_compared_with_the_attendant_paid_meter_on_the_page_a
     assert a["attendant_paid_amount"]["difference"] == "-10.000"
     assert a["attendant_paid_amount"]["note"] == "Difference"
     assert a["handpay_amount"]["system"] == "700.000"  # the handpay is on its own meters, not the receipts'
-    page = client.get("/reports/", {"kind": "meters", "day": "2026-11-30", "_lang": "en"}).content.decode()
+    page = client.get("/reports/", {"report": "meters", "day": "2026-11-30", "_lang": "en"}).content.decode()
     assert "Machine receipts paid by an attendant (amount)" in page
     assert "machine receipts" in page

@@ -24,6 +24,7 @@ from compliance.models import RegisterEntry
 from ops.models import Heartbeat
 from ops.tasks import heartbeat
 from tests.factories import MachineFactory, key_for, make_person, make_user
+from tests.ops.test_guide import section_commands
 from tests.reliability.processes import ADMIN_URL, ROOT, current_database_url, free_port, run, wait_for_port
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -188,27 +189,21 @@ def test_worker_and_beat_units_keep_the_heartbeat_fresh(tmp_path):
         redis.Redis.from_url(REDIS_URL).delete(queue)
 
 
+def _guide_tls_commands(folder: Path) -> list[list[str]]:
+    """The guide's TLS commands ("The TLS certificate"), with /etc/casino-office/tls/ in `folder`."""
+    return [
+        shlex.split(command.replace("/etc/casino-office/tls/", f"{folder}/"))
+        for command in section_commands("The TLS certificate")
+    ]
+
+
 def _nginx_config(tmp_path: Path, http_port: int, https_port: int, web_port: int) -> Path:
     folder = tmp_path / "nginx"
     folder.mkdir()
-    run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=casino.example.lt",
-            "-keyout",
-            str(folder / "key.pem"),
-            "-out",
-            str(folder / "cert.pem"),
-        ]
-    )
+    # The self-signed certificate, made as the guide says (openssl req -x509 ...).
+    make_certificate = _guide_tls_commands(folder)[0]
+    assert make_certificate[:3] == ["openssl", "req", "-x509"], make_certificate
+    run(make_certificate)
     site = (ROOT / "deploy" / "nginx" / "casino-office.conf").read_text()
     for old, new in (
         ("server 127.0.0.1:8000", f"server 127.0.0.1:{web_port}"),
@@ -281,6 +276,17 @@ def test_nginx_in_front_of_the_web_unit_serves_https_static_files_and_health(tmp
         code, location = redirect.stdout.split()
         assert code == "301"
         assert location.startswith("https://127.0.0.1")
+        # The guide's checks of the installed certificate: its name and end date, then served by nginx and
+        # trusted with that certificate alone (no --insecure), under the name staff and machines use.
+        _make, show, fetch = _guide_tls_commands(folder)
+        assert show[:3] == ["openssl", "x509", "-in"], show
+        assert "subject=CN = casino.example.lt" in run(show).stdout
+        assert fetch[:3] == ["curl", "-fsS", "--cacert"], fetch
+        url = fetch[-1].replace("https://casino.example.lt/", f"https://casino.example.lt:{https_port}/")
+        trusted = run([*fetch[:-1], "--resolve", f"casino.example.lt:{https_port}:127.0.0.1", url])
+        assert json.loads(trusted.stdout)["status"] == "ok"
+        untrusted = run(["curl", "-fsS", f"https://127.0.0.1:{https_port}/health/"], check=False)
+        assert untrusted.returncode != 0, "a certificate nobody was told to trust is refused"
     finally:
         proxy.terminate()
         web.terminate()

@@ -36,6 +36,22 @@ def guide_commands() -> list[str]:
     return commands
 
 
+def section_commands(heading: str) -> list[str]:
+    """The commands of the guide's section (or subsection) whose heading is `heading`, in order."""
+    commands, fence, current = [], "", ""
+    for line in GUIDE.read_text().splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fence = "" if fence else stripped
+            continue
+        if not fence and stripped.startswith("#"):
+            current = stripped.lstrip("#").strip()
+        elif fence == "```console" and stripped.startswith("$ ") and current == heading:
+            commands.append(stripped[2:])
+    assert commands, f"no commands under {heading!r}"
+    return commands
+
+
 def key(command: str) -> list[str]:
     """What must appear where the command is run: the program and what it is asked to do."""
     tokens = shlex.split(command)
@@ -52,8 +68,9 @@ def key(command: str) -> list[str]:
             return [f"manage.py {rest[1]}", f"call_command {rest[1]}"]
     if program.startswith("scripts/"):
         return [program]
-    flags = [token for token in rest if token.startswith("-")][:1]
-    return [" ".join([program, *flags])]
+    # The program, its subcommand if it has one (openssl req), and the first flag.
+    first_flag = next((at for at, token in enumerate(rest) if token.startswith("-")), None)
+    return [" ".join([program, *(rest[: first_flag + 1] if first_flag is not None else [])])]
 
 
 def test_the_guide_has_commands_and_each_is_run_by_the_suite_or_a_script():
