@@ -1,6 +1,6 @@
 import re
-from decimal import Decimal
 
+import pytest
 import yaml
 from django.test import Client
 
@@ -109,16 +109,16 @@ def test_the_schema_refuses_an_amount_of_zero(db):
 
     schema = _schema()
     samples = ["0", "0.0", "0.00", "0.000", "0.001", "0.01", "0.1", "0.010", "12.50", "1.001", "100", "007", "1.0001"]
-    samples += ["-1", "1e3", " 1", "1,50", "", "999999999999.999", "1000000000000"]
-    for path in ("/api/v1/tickets/issue", "/api/v1/tickets/offline", "/api/v1/handpays"):
+    samples += ["-1", "1e3", " 1", "1,50", "", "999999999.999", "1000000000", "9999999999.999", "10000000000"]
+    # A ticket's amount column holds 9 digits before the point, a handpay's 10.
+    bounds = {"/api/v1/tickets/issue": 10**9, "/api/v1/tickets/offline": 10**9, "/api/v1/handpays": 10**10}
+    for path, bound in bounds.items():
         pattern = _property(schema, path, "amount")["pattern"]
         for sample in samples:
             try:
-                accepted = parse_amount(sample) <= Decimal("999999999999.999")
+                accepted = parse_amount(sample) < bound
             except InvalidAmount:
                 accepted = False
-            if path == "/api/v1/handpays":
-                accepted = accepted and Decimal(sample) < 10_000_000_000
             assert _matches(pattern, sample) == accepted, (path, sample)
 
 
@@ -213,6 +213,26 @@ def test_moments_are_written_as_the_server_reads_them(db):
         for moment in ["1999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2026-12-02T18:04:11", "2026-12-02"]:
             assert not _matches(field["pattern"], moment), (name, moment)
         assert not _matches(field["pattern"], "2026-12-02T18:04:11.1234567Z")
+        assert _matches(field["pattern"], "2026-12-02T18:04:11-15:59")
+        assert not _matches(field["pattern"], "2026-12-02T18:04:11-16:00")
+        assert not _matches(field["pattern"], "2026-12-02T18:04:11+19:34")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="server defect found by the stateful fuzz: an offset of 16:00 to 23:59 passes tickets.api.moments and "
+    "PostgreSQL refuses it (DataError, a 500); the schema excludes it. The fix (refuse it 422 invalid_request) "
+    "belongs to the server's input checks (branch apifix), not to this schema change.",
+)
+def test_a_moment_with_an_offset_postgresql_cannot_keep_is_refused_not_a_500(api):
+    body = {
+        "request_id": "meters-offset",
+        "read_at": "2026-01-02T10:00:00-19:34",
+        "meters": {"ticket_out_count": 0, "ticket_out_amount": "0", "ticket_in_count": 0, "ticket_in_amount": "0"},
+    }
+    client = Client(HTTP_AUTHORIZATION=api.client.defaults["HTTP_AUTHORIZATION"], raise_request_exception=False)
+    response = client.post("/api/v1/meters", body, content_type="application/json")
+    assert response.status_code == 422
 
 
 def test_answers_are_closed_objects(db):

@@ -19,7 +19,8 @@ def _positive_amount(whole_digits: int) -> str:
     return rf"^([1-9][0-9]{{0,{whole_digits - 1}}}(\.[0-9]{{1,3}})?|0\.([1-9][0-9]{{0,2}}|0[1-9][0-9]?|00[1-9]))$"
 
 
-AMOUNT_PATTERN = _positive_amount(12)
+# A ticket's amount column holds 9 digits before the point: no casino maximum lets more through.
+AMOUNT_PATTERN = _positive_amount(9)
 # A handpay's amount column holds 10 digits before the point (cashdesk.services.handpays.MAX_HANDPAY_AMOUNT).
 HANDPAY_AMOUNT_PATTERN = _positive_amount(10)
 NUMBER_PATTERN = r"^[0-9]{18}$"
@@ -37,7 +38,8 @@ TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 # An ISO 8601 moment with an offset, as tickets.api.moments reads it, from the year 2000 on.
 MOMENT_PATTERN = (
     r"^(2[0-9]{3}|[3-9][0-9]{3})-[0-9]{2}-[0-9]{2}"  # the year 2000 or later
-    r"T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})$"
+    r"T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?"
+    r"(Z|[+-](0[0-9]|1[0-5]):[0-5][0-9])$"  # PostgreSQL keeps offsets up to 15:59
 )
 # PostgreSQL's integer: a pool's count, an offline ticket's sequence.
 INTEGER_MAX = 2_147_483_647
