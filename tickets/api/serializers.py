@@ -45,11 +45,6 @@ MOMENT_PATTERN = (
 INTEGER_MAX = 2_147_483_647
 
 
-class ErrorSchema(serializers.Serializer):
-    code = serializers.CharField()
-    detail = serializers.CharField()
-
-
 def error_schema(codes: Mapping[str, str]) -> dict[str, Any]:
     """A refusal's body with the exact codes one status of one operation answers."""
     return {
