@@ -3,11 +3,15 @@ then the stateful phase following the schema's links (issue -> printed -> author
 offline ticket, handpay -> its state).
 
 No 5xx, every answer as documented (status, code, headers, body), schema-valid data accepted, schema-invalid data
-refused. Two rules no schema can state are kept by the fuzzer itself on each generated case: a validation number
-in one of the schema's forms gets its right Damm check digit (a wrong one is the documented 422 invalid_number), and
-a moment in the schema's form is moved into the host's clock (more than 5 minutes ahead is a documented 422). The
-fuzz casino's ticket maximum is raised to what a ticket's amount holds and its machine counts credits of 0.001 EUR,
-so every amount the schema allows is one the server accepts. Fixed seeds and bounded examples: deterministic.
+refused. What no schema can state is kept by the fuzzer itself on each generated case: a validation number in one
+of the schema's forms gets its right Damm check digit (a wrong one is the documented 422 invalid_number), a moment
+in the schema's form is moved onto the host's clock (more than 5 minutes ahead is a documented 422), and a valid
+request_id is made unique (one met before is the documented 409 request_id_reused). The fuzz casino's ticket maximum
+is raised to what a ticket's amount holds and its machine counts credits of 0.001 EUR, so every amount the schema
+allows is one the server accepts. Fixed seeds and bounded examples: deterministic.
+
+The run uses a slot machine's key. A kiosk's own rules (whole cents, cashable only, `dispensed` equal to the payout)
+depend on the machine's kind, which one schema shared by both kinds cannot state; tests/api covers them.
 """
 
 import datetime as dt
