@@ -269,8 +269,9 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Casino ticket system: slot-machine API",
-    "DESCRIPTION": "The REST contract between the ticket system and slot machines (TITO), v1.",
-    "VERSION": "1.0.0",
+    "DESCRIPTION": "The REST contract between the ticket system and slot machines and kiosks (TITO), v1.1: "
+    "v1 with the additions of v1.1 (docs/machine-api.md), served under /api/v1/.",
+    "VERSION": "1.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
@@ -278,6 +279,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "tickets.api.schema.exact_schema"],
 }
 
 # How long a machine's request_id is remembered for replays, and how long

@@ -7,7 +7,7 @@ one service, render its result; the POST runs through run_idempotent.
 from typing import Any
 
 from django.http.response import HttpResponseBase
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,8 +19,18 @@ from cashdesk.services.handpays import HANDPAY_KINDS, handpay_request
 from machines.models import Machine
 from tickets.api.errors import ApiError, error_response
 from tickets.api.idempotency import fingerprint, run_idempotent
-from tickets.api.serializers import AMOUNT_PATTERN, ErrorSchema
-from tickets.api.views import _ERRORS, MachineAPIView, _body, _choice, _local, _request_id
+from tickets.api.serializers import HANDPAY_AMOUNT_PATTERN, _RequestIdField, refusal_responses
+from tickets.api.views import (
+    ANY_REFUSALS,
+    POST_REFUSALS,
+    MachineAPIView,
+    _body,
+    _choice,
+    _link,
+    _local,
+    _request_id,
+    schema_links,
+)
 from tickets.money import InvalidAmount, format_amount, parse_amount
 
 _STATES = [state.value for state in MachineReceipt.State]
@@ -48,17 +58,18 @@ class _RequestedField(serializers.CharField):
 
 
 class HandpayRequestSchema(serializers.Serializer):
-    request_id = serializers.CharField(
-        min_length=1, max_length=64, help_text="Chosen by the machine, unique per machine."
+    request_id = _RequestIdField()
+    amount = serializers.RegexField(
+        HANDPAY_AMOUNT_PATTERN,
+        help_text="Euros as a string, at most three decimals, > 0, below 10 000 000 000; no casino maximum applies.",
     )
-    amount = serializers.RegexField(AMOUNT_PATTERN, help_text="Euros as a string, at most three decimals, > 0.")
     kind = _KindField()
 
 
 class HandpayCreatedSchema(serializers.Serializer):
     receipt_number = serializers.RegexField(_RECEIPT_PATTERN)
     state = _RequestedField()
-    amount = serializers.RegexField(AMOUNT_PATTERN)
+    amount = serializers.RegexField(HANDPAY_AMOUNT_PATTERN)
     kind = _KindField()
     requested_at = serializers.DateTimeField()
 
@@ -66,7 +77,7 @@ class HandpayCreatedSchema(serializers.Serializer):
 class HandpaySchema(serializers.Serializer):
     receipt_number = serializers.RegexField(_RECEIPT_PATTERN)
     state = _StateField()
-    amount = serializers.RegexField(AMOUNT_PATTERN)
+    amount = serializers.RegexField(HANDPAY_AMOUNT_PATTERN)
     kind = _KindField()
     requested_at = serializers.DateTimeField()
     confirmed_at = serializers.DateTimeField(allow_null=True)
@@ -102,9 +113,25 @@ class HandpayRequestView(MachineAPIView):
         request=HandpayRequestSchema,
         responses={
             201: HandpayCreatedSchema,
-            **_ERRORS,
-            409: OpenApiResponse(ErrorSchema, description="handpay_pending or request_id_reused"),
+            **refusal_responses(
+                POST_REFUSALS,
+                {
+                    409: {"handpay_pending": "this machine already has a handpay that is requested"},
+                    422: {
+                        "invalid_amount": "not an amount > 0 with at most three decimals below 10 000 000 000",
+                        "invalid_request": "kind is not jackpot or cancelled_credits",
+                    },
+                },
+            ),
         },
+        extensions=schema_links(
+            201,
+            state=_link(
+                "handpay_get",
+                "The handpay's state: clear the lockup once confirmed, paid or void.",
+                parameters={"receipt_number": "$response.body#/receipt_number"},
+            ),
+        ),
     )
     def post(self, request: Request) -> HttpResponseBase:
         machine = self.machine(request)
@@ -142,8 +169,9 @@ class HandpayDetailView(MachineAPIView):
         parameters=[_RECEIPT_PARAM],
         responses={
             200: HandpaySchema,
-            **{k: v for k, v in _ERRORS.items() if k not in (400, 409, 413, 415, 422)},
-            404: OpenApiResponse(ErrorSchema, description="not_found (also another machine's handpay)"),
+            **refusal_responses(
+                ANY_REFUSALS, {404: {"not_found": "no handpay of this machine has this number (another machine's)"}}
+            ),
         },
     )
     def get(self, request: Request, receipt_number: str) -> Response:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,8 +25,8 @@ from machines.models import (
 from tickets.api.errors import ApiError
 from tickets.api.idempotency import fingerprint, run_idempotent
 from tickets.api.moments import moment_with_offset
-from tickets.api.serializers import ErrorSchema, _RequestIdField
-from tickets.api.views import _ERRORS, MachineAPIView, _body, _local, _request_id
+from tickets.api.serializers import MomentField, _RequestIdField, refusal_responses
+from tickets.api.views import POST_REFUSALS, MachineAPIView, _body, _local, _request_id
 
 # "Money and numbers", but zero allowed: a lifetime counter starts at zero.
 _METER_AMOUNT = re.compile(
@@ -113,27 +113,30 @@ def meter_reading_record(
 
 
 class MeterValuesSchema(serializers.Serializer):
-    ticket_out_count = serializers.IntegerField(min_value=0)
+    ticket_out_count = serializers.IntegerField(min_value=0, max_value=_BIGINT_MAX)
     ticket_out_amount = serializers.RegexField(_METER_AMOUNT.pattern, help_text="Euros as a string, >= 0.")
-    ticket_in_count = serializers.IntegerField(min_value=0)
+    ticket_in_count = serializers.IntegerField(min_value=0, max_value=_BIGINT_MAX)
     ticket_in_amount = serializers.RegexField(_METER_AMOUNT.pattern, help_text="Euros as a string, >= 0.")
-    handpay_count = serializers.IntegerField(min_value=0, required=False)
+    handpay_count = serializers.IntegerField(min_value=0, max_value=_BIGINT_MAX, required=False)
     handpay_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
-    games_played = serializers.IntegerField(min_value=0, required=False)
+    games_played = serializers.IntegerField(min_value=0, max_value=_BIGINT_MAX, required=False)
     bills_in_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
     coin_in_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
     coin_out_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
     cash_dispensed_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
     attendant_paid_count = serializers.IntegerField(
-        min_value=0, required=False, help_text="Cancelled credits paid by an attendant with a machine receipt."
+        min_value=0,
+        max_value=_BIGINT_MAX,
+        required=False,
+        help_text="Cancelled credits paid by an attendant with a machine receipt.",
     )
     attendant_paid_amount = serializers.RegexField(_METER_AMOUNT.pattern, required=False)
 
 
 class MetersRequestSchema(serializers.Serializer):
     request_id = _RequestIdField()
-    read_at = serializers.DateTimeField(help_text="ISO 8601 with an offset; at most 5 minutes in the future.")
-    meters = MeterValuesSchema(help_text="Lifetime counters; the four ticket meters are required.")
+    read_at = MomentField(help_text="ISO 8601 with an offset; at most 5 minutes in the future.")
+    meters = MeterValuesSchema(help_text="Lifetime counters; the four ticket meters are required, no other name.")
 
 
 class MetersResponseSchema(serializers.Serializer):
@@ -148,8 +151,16 @@ class MetersView(MachineAPIView):
         request=MetersRequestSchema,
         responses={
             201: MetersResponseSchema,
-            **{k: v for k, v in _ERRORS.items() if k != 422},
-            422: OpenApiResponse(ErrorSchema, description="invalid_request or invalid_amount"),
+            **refusal_responses(
+                POST_REFUSALS,
+                {
+                    422: {
+                        "invalid_request": "an unknown meter, a count of the wrong type, a ticket meter missing, "
+                        "read_at missing or more than 5 minutes ahead",
+                        "invalid_amount": "an amount meter that is not an amount >= 0 with at most three decimals",
+                    }
+                },
+            ),
         },
     )
     def post(self, request: Request) -> Any:

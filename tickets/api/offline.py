@@ -3,7 +3,7 @@
 from typing import Any
 
 from django.http.response import HttpResponseBase
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -12,20 +12,24 @@ from tickets.api.errors import error_response
 from tickets.api.idempotency import fingerprint, run_idempotent
 from tickets.api.moments import moment_with_offset
 from tickets.api.serializers import (
-    ErrorSchema,
     OfflineTicketRequestSchema,
     TicketSchema,
     ValidationPoolRequestSchema,
     ValidationPoolResponseSchema,
+    refusal_responses,
 )
 from tickets.api.views import (
-    _ERRORS,
+    _NUMBER,
+    _TO_TICKET,
+    POST_REFUSALS,
     MachineAPIView,
     _body,
     _choice,
     _invalid,
+    _link,
     _request_id,
     _ticket_body,
+    schema_links,
 )
 from tickets.exceptions import TicketError
 from tickets.models import TicketType
@@ -49,7 +53,15 @@ class ValidationPoolView(MachineAPIView):
         operation_id="validation_pool",
         summary="Numbers for offline cashouts: the machine's reserved pool, topped up",
         request=ValidationPoolRequestSchema,
-        responses={200: ValidationPoolResponseSchema, **_ERRORS},
+        responses={200: ValidationPoolResponseSchema, **refusal_responses(POST_REFUSALS)},
+        extensions=schema_links(
+            200,
+            offline_ticket=_link(
+                "ticket_offline",
+                "Report a ticket printed offline with a number of the pool.",
+                requestBody={"validation_number": "$response.body#/validation_numbers/0"},
+            ),
+        ),
     )
     def post(self, request: Request) -> HttpResponseBase:
         machine = self.machine(request)
@@ -82,9 +94,28 @@ class OfflineTicketView(MachineAPIView):
         request=OfflineTicketRequestSchema,
         responses={
             201: TicketSchema,
-            **_ERRORS,
-            409: OpenApiResponse(ErrorSchema, description="not_in_pool, already_reported or request_id_reused"),
+            **refusal_responses(
+                POST_REFUSALS,
+                {
+                    409: {
+                        "not_in_pool": "the number was not reserved for this machine",
+                        "already_reported": "the number was reported before with another request_id",
+                    },
+                    422: {
+                        "invalid_amount": "not an amount > 0 with at most three decimals; a kiosk's not in whole cents",
+                        "over_limit": "above the casino's ticket maximum",
+                        "amount_not_in_credits": "not a whole number of the machine's credits",
+                        "invalid_number": "the check digit is wrong",
+                        "invalid_request": "printed_at more than 5 minutes ahead; a kiosk reported a promo ticket",
+                    },
+                },
+            ),
         },
+        extensions=schema_links(
+            201,
+            ticket_in=_link("ticket_authorize", "Ticket-in: a machine reads the ticket.", parameters=_NUMBER),
+            ticket=_TO_TICKET,
+        ),
     )
     def post(self, request: Request) -> HttpResponseBase:
         machine = self.machine(request)

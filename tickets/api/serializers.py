@@ -5,34 +5,124 @@ Input is parsed by tickets.api.views with the contract's exact error codes
 serializers describe the same shapes for machine vendors.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from tickets.models import TicketState
 
-AMOUNT_PATTERN = r"^(0|[1-9][0-9]{0,11})(\.[0-9]{1,3})?$"
+
+def _positive_amount(whole_digits: int) -> str:
+    """What parse_amount accepts, as one pattern: no sign, no leading zero, at most three decimals, never zero."""
+    return rf"^([1-9][0-9]{{0,{whole_digits - 1}}}(\.[0-9]{{1,3}})?|0\.([1-9][0-9]{{0,2}}|0[1-9][0-9]?|00[1-9]))$"
+
+
+# A ticket's amount column holds 9 digits before the point: no casino maximum lets more through.
+AMOUNT_PATTERN = _positive_amount(9)
+# A handpay's amount column holds 10 digits before the point (cashdesk.services.handpays.MAX_HANDPAY_AMOUNT).
+HANDPAY_AMOUNT_PATTERN = _positive_amount(10)
 NUMBER_PATTERN = r"^[0-9]{18}$"
+# What a machine may send for a validation number: the 18 digits bare, or grouped as printed
+# (NN-NNNN-NNNN-NNNN-NNNN) with dashes or with single spaces.
+PRESENTED_NUMBER_PATTERN = r"^([0-9]{18}|[0-9]{2}(-[0-9]{4}){4}|[0-9]{2}( [0-9]{4}){4})$"
+PRESENTED_NUMBER_SCHEMA = {
+    "type": "string",
+    "pattern": PRESENTED_NUMBER_PATTERN,
+    "description": "18 digits, the last a Damm check digit; bare, or grouped as printed with dashes or single "
+    "spaces (00-4218-7793-1234-5672). A wrong check digit is 422 invalid_number.",
+}
+# Printable text only (tickets.api.views._TEXT): no NUL, no control character.
+TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+# An ISO 8601 moment with an offset, as tickets.api.moments reads it, from the year 2000 on.
+MOMENT_PATTERN = (
+    r"^(2[0-9]{3}|[3-9][0-9]{3})-[0-9]{2}-[0-9]{2}"  # the year 2000 or later
+    r"T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?"
+    r"(Z|[+-](0[0-9]|1[0-5]):[0-5][0-9])$"  # PostgreSQL keeps offsets up to 15:59
+)
+# PostgreSQL's integer: a pool's count, an offline ticket's sequence.
+INTEGER_MAX = 2_147_483_647
 
 
-class ErrorSchema(serializers.Serializer):
-    code = serializers.CharField()
-    detail = serializers.CharField()
+def error_schema(codes: Mapping[str, str]) -> dict[str, Any]:
+    """A refusal's body with the exact codes one status of one operation answers."""
+    return {
+        "type": "object",
+        "properties": {"code": {"type": "string", "enum": sorted(codes)}, "detail": {"type": "string"}},
+        "required": ["code", "detail"],
+        "additionalProperties": False,
+    }
 
 
-class _RequestIdField(serializers.CharField):
+Refusals = Mapping[int, Mapping[str, str]]
+
+
+def refusal_responses(*tables: Refusals) -> dict[int, OpenApiResponse]:
+    """{status: {code: when}} tables merged, as the operation's documented error answers."""
+    merged: dict[int, dict[str, str]] = {}
+    for table in tables:
+        for status, codes in table.items():
+            merged.setdefault(status, {}).update(codes)
+    return {
+        status: OpenApiResponse(
+            error_schema(codes), description="; ".join(f"`{code}`: {when}" for code, when in sorted(codes.items()))
+        )
+        for status, codes in sorted(merged.items())
+    }
+
+
+class _RequestIdField(serializers.RegexField):
     def __init__(self) -> None:
-        super().__init__(min_length=1, max_length=64, help_text="Chosen by the machine, unique per machine.")
+        super().__init__(
+            TEXT_PATTERN,
+            min_length=1,
+            max_length=64,
+            help_text="Chosen by the machine, unique per machine; printable characters only.",
+        )
+
+
+class _ReasonField(serializers.RegexField):
+    def __init__(self) -> None:
+        super().__init__(
+            TEXT_PATTERN, required=False, allow_null=True, max_length=255, help_text="Printable characters only."
+        )
+
+
+@extend_schema_field(PRESENTED_NUMBER_SCHEMA)
+class PresentedNumberField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "format": "date-time",
+        "pattern": MOMENT_PATTERN,
+        "description": "ISO 8601 with an offset (Z or +hh:mm), not before 2000-01-01T00:00:00Z.",
+    }
+)
+class MomentField(serializers.CharField):
+    pass
 
 
 class IssueRequestSchema(serializers.Serializer):
     request_id = _RequestIdField()
-    amount = serializers.RegexField(AMOUNT_PATTERN, help_text="Euros as a string, at most three decimals, > 0.")
-    ticket_type = serializers.ChoiceField(["cashable", "promo"], required=False, default="cashable")
+    amount = serializers.RegexField(
+        AMOUNT_PATTERN,
+        help_text="Euros as a string, at most three decimals, > 0; at most the casino's ticket maximum (422 "
+        "over_limit), a whole number of the machine's credits (422 amount_not_in_credits); a kiosk's in whole "
+        "cents (422 invalid_amount).",
+    )
+    ticket_type = serializers.ChoiceField(
+        ["cashable", "promo"], required=False, default="cashable", help_text="A kiosk prints cashable tickets only."
+    )
 
 
 class PrintedRequestSchema(serializers.Serializer):
     request_id = _RequestIdField()
     result = serializers.ChoiceField(["printed", "failed"])
-    reason = serializers.CharField(required=False, max_length=255)
+    reason = _ReasonField()
 
 
 class AuthorizeRequestSchema(serializers.Serializer):
@@ -42,7 +132,7 @@ class AuthorizeRequestSchema(serializers.Serializer):
 class CommitRequestSchema(serializers.Serializer):
     request_id = _RequestIdField()
     result = serializers.ChoiceField(["accepted", "rejected"])
-    reason = serializers.CharField(required=False, max_length=255)
+    reason = _ReasonField()
     dispensed = serializers.RegexField(
         AMOUNT_PATTERN,
         required=False,
@@ -101,6 +191,7 @@ class ValidationPoolRequestSchema(serializers.Serializer):
     request_id = _RequestIdField()
     count = serializers.IntegerField(
         min_value=1,
+        max_value=INTEGER_MAX,
         required=False,
         default=20,
         help_text="Numbers wanted, 1 to the casino's pool size (default 20); above it, the pool size is used.",
@@ -117,10 +208,16 @@ class ValidationPoolResponseSchema(serializers.Serializer):
 
 class OfflineTicketRequestSchema(serializers.Serializer):
     request_id = _RequestIdField()
-    validation_number = serializers.CharField(help_text="A number of this machine's pool (spaces or dashes allowed).")
-    amount = serializers.RegexField(AMOUNT_PATTERN, help_text="Euros as a string, at most three decimals, > 0.")
-    ticket_type = serializers.ChoiceField(["cashable", "promo"], required=False, default="cashable")
-    printed_at = serializers.DateTimeField(
-        help_text="ISO 8601 with an offset; at most 5 minutes ahead of the host's clock."
+    validation_number = PresentedNumberField(help_text="A number of this machine's pool.")
+    amount = serializers.RegexField(
+        AMOUNT_PATTERN,
+        help_text="Euros as a string, at most three decimals, > 0; at most the casino's ticket maximum, a whole "
+        "number of the machine's credits.",
     )
-    sequence = serializers.IntegerField(min_value=0, help_text="The machine's ticket sequence number as printed.")
+    ticket_type = serializers.ChoiceField(["cashable", "promo"], required=False, default="cashable")
+    printed_at = MomentField(help_text="ISO 8601 with an offset; at most 5 minutes ahead of the host's clock.")
+    sequence = serializers.IntegerField(
+        min_value=0,
+        max_value=INTEGER_MAX,
+        help_text="The machine's ticket sequence number as printed; it wraps to 1 after 2147483647.",
+    )

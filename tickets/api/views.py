@@ -15,7 +15,7 @@ from django.http import HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
 from django.utils import translation
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,15 +26,17 @@ from tickets.api.auth import IsTicketMachine, MachineKeyAuthentication
 from tickets.api.errors import ApiError, error_response
 from tickets.api.idempotency import fingerprint, run_idempotent
 from tickets.api.serializers import (
+    PRESENTED_NUMBER_SCHEMA,
     AuthorizeRequestSchema,
     AuthorizeResponseSchema,
     CommitRequestSchema,
-    ErrorSchema,
     IssueRequestSchema,
     IssueResponseSchema,
     PrintedRequestSchema,
+    Refusals,
     StateResponseSchema,
     TicketSchema,
+    refusal_responses,
 )
 from tickets.exceptions import TicketError, TicketNotFound
 from tickets.models import Ticket, TicketType
@@ -156,36 +158,63 @@ def _number_subject(raw_number: str) -> str:
         return raw_number
 
 
-_ERRORS = {
-    400: OpenApiResponse(ErrorSchema, description="malformed_json"),
-    401: OpenApiResponse(ErrorSchema, description="unauthenticated"),
-    406: OpenApiResponse(ErrorSchema, description="not_acceptable (ask for application/json)"),
-    415: OpenApiResponse(ErrorSchema, description="unsupported_media_type (send application/json)"),
-    503: OpenApiResponse(ErrorSchema, description="unavailable: the database cannot be reached; retry"),
-    403: OpenApiResponse(ErrorSchema, description="machine_disabled"),
-    409: OpenApiResponse(ErrorSchema, description="request_id_reused or a state refusal"),
-    413: OpenApiResponse(ErrorSchema, description="payload_too_large: the body is larger than the server accepts"),
-    422: OpenApiResponse(ErrorSchema, description="invalid input"),
+# The refusals every operation may answer, by status and code (contract "Authentication", "Errors").
+ANY_REFUSALS: Refusals = {
+    401: {"unauthenticated": "the `Authorization: Bearer` key is missing or unknown"},
+    403: {"machine_disabled": "the machine is not active or not enrolled in the ticket system"},
+    406: {"not_acceptable": "the client does not accept application/json"},
+    503: {"unavailable": "the database cannot be reached; retry with the same request_id"},
 }
-_NUMBER_ERRORS = {
-    **_ERRORS,
-    404: OpenApiResponse(ErrorSchema, description="not_found"),
-    429: OpenApiResponse(ErrorSchema, description="rate_limited"),
+POST_REFUSALS: Refusals = {
+    **ANY_REFUSALS,
+    400: {"malformed_json": "the body is not JSON (or repeats a key, or nests too deep)"},
+    409: {"request_id_reused": "this request_id was used for a different request"},
+    413: {"payload_too_large": "the body is larger than the server accepts"},
+    415: {"unsupported_media_type": "send application/json"},
+    422: {"invalid_request": "a field is missing, of the wrong type, or holds a control character"},
 }
-_AUTHORIZE_ERRORS = {
-    **_NUMBER_ERRORS,
-    409: OpenApiResponse(
-        ErrorSchema,
-        description="request_id_reused, already_redeemed, pending_elsewhere, expired, void, not_printed, on_hold, "
-        "not_reported; kiosks (v1.1) also not_cashable, over_kiosk_limit, kiosk_empty",
-    ),
+NUMBER_REFUSALS: Refusals = {
+    404: {"not_found": "no such ticket in this machine's casino, or the number is not written as the schema says"},
+    422: {"invalid_number": "the check digit is wrong"},
+    429: {"rate_limited": "too many unknown or invalid numbers from this machine; wait Retry-After seconds"},
 }
+_TICKET_REFUSALS = {
+    "already_redeemed": "the ticket is redeemed",
+    "expired": "the ticket's expires_at has passed",
+    "void": "the ticket is void",
+    "not_printed": "the ticket's print is not confirmed (pending_print)",
+    "on_hold": "the ticket is on hold at the cash desk",
+    "not_cashable": "kiosks only (v1.1): a promo ticket",
+    "over_kiosk_limit": "kiosks only (v1.1): the amount is above the casino's kiosk limit",
+    "kiosk_empty": "kiosks only (v1.1): the kiosk's cash in the books is less than the payout",
+}
+_RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    {"type": "integer", "minimum": 1},
+    OpenApiParameter.HEADER,
+    required=True,
+    response=[429],
+    description="Seconds until the machine may present numbers again.",
+)
 _NUMBER_PARAM = OpenApiParameter(
     "validation_number",
-    {"type": "string", "pattern": "^[0-9][0-9 -]*$", "maxLength": 40},
+    PRESENTED_NUMBER_SCHEMA,
     OpenApiParameter.PATH,
-    description="18 digits, the last a Damm check digit; may be grouped with spaces or dashes.",
+    description=str(PRESENTED_NUMBER_SCHEMA["description"]),
 )
+_NUMBER = {"validation_number": "$response.body#/validation_number"}
+
+
+def schema_links(status: int, **targets: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI links from one answer to the next operations (tickets.api.schema moves them into the answer)."""
+    return {"x-links": {str(status): targets}}
+
+
+def _link(operation_id: str, description: str, **definition: Any) -> dict[str, Any]:
+    return {"operationId": operation_id, "description": description, **definition}
+
+
+_TO_TICKET = _link("ticket_get", "The ticket's public fields.", parameters=_NUMBER)
 
 
 class MachineAPIView(APIView):
@@ -212,7 +241,25 @@ class TicketIssueView(MachineAPIView):
         operation_id="ticket_issue",
         summary="Cashout, step 1: reserve a validation number",
         request=IssueRequestSchema,
-        responses={201: IssueResponseSchema, **_ERRORS},
+        responses={
+            201: IssueResponseSchema,
+            **refusal_responses(
+                POST_REFUSALS,
+                {
+                    422: {
+                        "invalid_amount": "not an amount > 0 with at most three decimals; a kiosk's not in whole cents",
+                        "over_limit": "above the casino's ticket maximum",
+                        "amount_not_in_credits": "not a whole number of the machine's credits",
+                        "invalid_request": "a kiosk asked for a promo ticket",
+                    }
+                },
+            ),
+        },
+        extensions=schema_links(
+            201,
+            print_result=_link("ticket_printed", "Report the print result.", parameters=_NUMBER),
+            ticket=_TO_TICKET,
+        ),
     )
     def post(self, request: Request) -> HttpResponseBase:
         machine = self.machine(request)
@@ -258,9 +305,24 @@ class TicketPrintedView(MachineAPIView):
     @extend_schema(
         operation_id="ticket_printed",
         summary="Cashout, step 2: report the print result",
-        parameters=[_NUMBER_PARAM],
+        parameters=[_NUMBER_PARAM, _RETRY_AFTER],
         request=PrintedRequestSchema,
-        responses={200: StateResponseSchema, **_NUMBER_ERRORS},
+        responses={
+            200: StateResponseSchema,
+            **refusal_responses(
+                POST_REFUSALS,
+                NUMBER_REFUSALS,
+                {
+                    404: {"not_found": "also a ticket this machine did not issue"},
+                    409: {"invalid_state": "the ticket is no longer pending_print"},
+                },
+            ),
+        },
+        extensions=schema_links(
+            200,
+            ticket_in=_link("ticket_authorize", "Ticket-in: another machine reads the ticket.", parameters=_NUMBER),
+            ticket=_TO_TICKET,
+        ),
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
         machine = self.machine(request)
@@ -291,9 +353,27 @@ class TicketAuthorizeView(MachineAPIView):
     @extend_schema(
         operation_id="ticket_authorize",
         summary="Ticket-in, step 1: hold the ticket for this machine",
-        parameters=[_NUMBER_PARAM],
+        parameters=[_NUMBER_PARAM, _RETRY_AFTER],
         request=AuthorizeRequestSchema,
-        responses={200: AuthorizeResponseSchema, **_AUTHORIZE_ERRORS},
+        responses={
+            200: AuthorizeResponseSchema,
+            **refusal_responses(
+                POST_REFUSALS,
+                NUMBER_REFUSALS,
+                {
+                    409: {
+                        **_TICKET_REFUSALS,
+                        "pending_elsewhere": "another machine holds the ticket (redeem_pending)",
+                        "not_reported": "a number reserved for an offline ticket not reported yet",
+                    }
+                },
+            ),
+        },
+        extensions=schema_links(
+            200,
+            commit=_link("ticket_commit", "Commit (accepted) or give back (rejected).", parameters=_NUMBER),
+            ticket=_TO_TICKET,
+        ),
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
         machine = self.machine(request)
@@ -325,9 +405,30 @@ class TicketCommitView(MachineAPIView):
     @extend_schema(
         operation_id="ticket_commit",
         summary="Ticket-in, step 2: commit (accepted) or give back (rejected)",
-        parameters=[_NUMBER_PARAM],
+        parameters=[_NUMBER_PARAM, _RETRY_AFTER],
         request=CommitRequestSchema,
-        responses={200: StateResponseSchema, **_NUMBER_ERRORS},
+        responses={
+            200: StateResponseSchema,
+            **refusal_responses(
+                POST_REFUSALS,
+                NUMBER_REFUSALS,
+                {
+                    409: {
+                        **_TICKET_REFUSALS,
+                        "pending_elsewhere": "another machine holds the ticket",
+                        "invalid_state": "the ticket is not held (issued: authorize it first)",
+                    },
+                    422: {"invalid_amount": "kiosks (v1.1): 'dispensed' is not the payout"},
+                },
+            ),
+        },
+        extensions=schema_links(
+            200,
+            present_again=_link(
+                "ticket_authorize", "Present the ticket again (issued again if rejected).", parameters=_NUMBER
+            ),
+            ticket=_TO_TICKET,
+        ),
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
         machine = self.machine(request)
@@ -364,8 +465,8 @@ class TicketDetailView(MachineAPIView):
     @extend_schema(
         operation_id="ticket_get",
         summary="A ticket's public fields",
-        parameters=[_NUMBER_PARAM],
-        responses={200: TicketSchema, **{k: v for k, v in _NUMBER_ERRORS.items() if k not in (400, 409, 413, 415)}},
+        parameters=[_NUMBER_PARAM, _RETRY_AFTER],
+        responses={200: TicketSchema, **refusal_responses(ANY_REFUSALS, NUMBER_REFUSALS)},
     )
     def get(self, request: Request, validation_number: str) -> Response:
         machine = self.machine(request)
