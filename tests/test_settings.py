@@ -180,10 +180,6 @@ CONTRACT_ADDITIONS = [
     "| 409 | `not_cashable` | kiosks only (v1.1): a `promo` ticket |",
     "| 409 | `over_kiosk_limit` | kiosks only (v1.1): the amount is above the casino's kiosk limit |",
     "| 409 | `kiosk_empty` | kiosks only (v1.1): the kiosk's cash in the books is less than the payout |",
-    "| `attendant_paid_count` | integer ≥ 0: cancelled credits an attendant paid by a machine receipt written on the "
-    "floor (not the machine's handpays) |",
-    "| `attendant_paid_amount` | amount string ≥ 0: their amount |",
-    "`attendant_paid_*` against the machine receipts written for it on the floor.",
     "A ticket that is not held (`issued`: authorize it first) is `409`",
     "`invalid_state`; one that is `redeemed`, `void`, `expired`, `pending_print` or",
     "`on_hold` is refused with the codes `authorize` gives (`409`",
@@ -191,6 +187,10 @@ CONTRACT_ADDITIONS = [
     "that is unknown, malformed or rate limited is answered as for `authorize`",
     "(`404` `not_found`, `422` `invalid_number`, `429` `rate_limited`).",
     "",
+    "| `attendant_paid_count` | integer ≥ 0: cancelled credits an attendant paid by a machine receipt written on the "
+    "floor (not the machine's handpays) |",
+    "| `attendant_paid_amount` | amount string ≥ 0: their amount |",
+    "`attendant_paid_*` against the machine receipts written for it on the floor.",
     "The amount is below 10 000 000 000 (at most `9999999999.999`, the largest",
     "amount the receipt holds); a larger one is `422` `invalid_amount`.",
     "- A kiosk prints cashable tickets only, in whole cents (it stands for cash",
