@@ -153,9 +153,11 @@ def pending_holds(casino: Casino) -> QuerySet[HoldCase]:
 
 
 def transfers_to_approve(casino: Casino) -> QuerySet[Transfer]:
-    return Transfer.objects.filter(
-        shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
-    ).select_related("shift__desk", "requested_by")
+    return (
+        Transfer.objects.filter(shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True)
+        .select_related("shift__desk", "requested_by")
+        .prefetch_related("lines")
+    )
 
 
 def reversals_to_approve(casino: Casino) -> QuerySet[ReversalRequest]:

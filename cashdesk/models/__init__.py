@@ -12,7 +12,7 @@ from cashdesk.models.books import (
     TransactionKind,
 )
 from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
-from cashdesk.models.instruments import HoldCase, MachineReceipt, ReversalRequest, SmartCardRead, Transfer
+from cashdesk.models.instruments import HoldCase, MachineReceipt, ReversalRequest, SmartCardRead, Transfer, TransferLine
 from cashdesk.models.kiosks import KioskTransfer
 from cashdesk.models.snapshots import LiabilitySnapshot
 
@@ -37,4 +37,5 @@ __all__ = [
     "SmartCardRead",
     "TransactionKind",
     "Transfer",
+    "TransferLine",
 ]

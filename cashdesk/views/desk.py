@@ -302,6 +302,7 @@ def transfer(request: StaffRequest) -> HttpResponse:
                 user=request.user,
                 direction=form.cleaned_data["direction"],
                 amount=form.cleaned_data["amount"],
+                chips_and_tokens=form.chips_and_tokens(),
                 operation_key=form.cleaned_data["operation_key"],
             )
         except CashDeskError as error:
