@@ -176,3 +176,28 @@ def test_the_receipt_of_a_transfer_lists_every_item_and_the_approver(shift, cash
     assert "Saugykla / Vault: Vault" in text
     assert "Approved by: rasa" in text
     assert "550,00 EUR" in text
+
+
+def test_the_transfers_report_lists_every_item_each_transfer_moved(casino, shift, cashier, supervisor, manager, vault):
+    drop = services.transfer_request(
+        shift=shift, user=cashier, direction="drop", amount=Decimal("300.00"), chips_and_tokens={"chip_500": 2}
+    )
+    tx = services.transfer_approve(transfer=drop, supervisor=supervisor)
+    services.transfer_request(shift=shift, user=cashier, direction="drop", chips_and_tokens={"token": 9})  # waiting
+    StaffAssignment.objects.create(user=manager, casino=casino)
+    client = Client()
+    client.force_login(manager)
+
+    page = client.get("/reports/?report=transfers")
+    csv = client.get("/reports/?report=transfers&format=csv").content.decode().splitlines()
+
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert tx.receipt_number in html
+    assert "Chip 500 €" in html
+    assert csv[0] == "when,receipt,desk,kind,item,pieces,amount,cashier,approver"
+    rows = [line.split(",")[1:] for line in csv[1:]]
+    assert rows == [
+        [tx.receipt_number, "Kasa 1", "drop", "cash", "", "300.00", "ona", "rasa"],
+        [tx.receipt_number, "Kasa 1", "drop", "chip_500", "2", "1000.00", "ona", "rasa"],
+    ]
