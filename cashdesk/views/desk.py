@@ -24,7 +24,12 @@ CASHIER = "staff.operate_desk"
 
 
 def _balances_context(shift: Shift) -> dict[str, Any]:
+    """The side panel: the desk's running balances, or, with the casino's blind count, only whether its cash is
+    over the limit (the cashier must drop), never a figure of what the desk should hold."""
     balances = services.shift_balances(shift)
+    over_limit = balances[Item.CASH] > shift.desk.cash_limit
+    if shift.desk.casino.blind_count:
+        return {"shift": shift, "blind_panel": True, "over_limit": over_limit}
     rows = []
     for item in ALL_ITEMS:
         pieces = int(balances[item] / DENOMINATIONS[item]) if item in DENOMINATIONS else None
@@ -32,7 +37,7 @@ def _balances_context(shift: Shift) -> dict[str, Any]:
     return {
         "shift": shift,
         "balance_rows": rows,
-        "over_limit": balances[Item.CASH] > shift.desk.cash_limit,
+        "over_limit": over_limit,
         "cash": balances[Item.CASH],
     }
 

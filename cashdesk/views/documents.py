@@ -47,6 +47,10 @@ def shift_report_pdf(request: StaffRequest, pk: int) -> HttpResponse:
     is_own = shift.cashier_id == request.user.pk
     if not (is_own or request.user.has_perm("staff.supervise_desk") or request.user.has_perm("staff.view_reports")):
         return HttpResponse(status=403)
+    # The X report is a supervisor's mid-shift reading: with the blind count, the shift's own cashier sees
+    # no expected balance until the closing count (then the Z report).
+    if is_own and shift.closed_at is None and shift.desk.casino.blind_count:
+        return HttpResponse(status=403)
     kind = "z" if shift.closed_at else "x"
     return _pdf(printing.shift_report_pdf(shift), f"{kind}-report-shift-{shift.pk}")
 
