@@ -132,3 +132,14 @@ def test_without_the_blind_count_the_cash_limit_refusal_tells_what_the_desk_hold
     with pytest.raises(CashDeskError) as refused:
         services.ticket_sell(shift=shift, user=cashier, amount=Decimal("600.00"))
     assert format_money(Decimal("20000.00")) in refused.value.message
+
+
+def test_the_open_shifts_summary_offers_its_cashier_no_x_report_under_the_blind_count(
+    casino, desk_client, shift, supervisor
+):
+    path = f"/shifts/{shift.pk}/"
+    assert "/documents/shift/" not in desk_client.get(path).content.decode()
+    assert f"/documents/shift/{shift.pk}.pdf" in _client(casino, supervisor).get(path).content.decode()
+    casino.blind_count = False
+    casino.save()
+    assert f"/documents/shift/{shift.pk}.pdf" in desk_client.get(path).content.decode()
