@@ -302,10 +302,42 @@ class HandoverForm(CountForm):
 
 
 class TransferForm(OperationForm):
+    """A drop to the vault or a fill from it: cash in euros, each chip denomination and slot tokens in pieces."""
+
+    running_total = True
     direction = forms.ChoiceField(
-        label=_("Direction"), choices=[("drop", _("Drop cash to the vault")), ("fill", _("Fill cash from the vault"))]
+        label=_("Direction"), choices=[("drop", _("Drop to the vault")), ("fill", _("Fill from the vault"))]
     )
-    amount = money_field(_("Amount (EUR)"))
+    amount = AsciiDecimalField(
+        label=_("Cash (EUR)"),
+        max_digits=12,
+        decimal_places=2,
+        min_value=Decimal("0"),
+        required=False,
+        widget=forms.NumberInput(attrs={"data-euros": "", "step": "0.01"}),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for item in ALL_ITEMS:
+            if item != Item.CASH:
+                self.fields[item] = AsciiIntegerField(
+                    label=_("%(item)s (pieces)") % {"item": Item(item).label},
+                    min_value=0,
+                    max_value=10_000_000,
+                    initial=0,
+                    required=False,
+                    widget=forms.NumberInput(attrs=_denomination(item)),
+                )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not self.errors and not cleaned.get("amount") and not self.chips_and_tokens():
+            raise forms.ValidationError(_("Enter the cash or the pieces to move."))
+        return cleaned
+
+    def chips_and_tokens(self) -> dict[str, int]:
+        return {item: self.cleaned_data[item] for item in DENOMINATIONS if self.cleaned_data.get(item)}
 
 
 class ReasonForm(OperationForm):

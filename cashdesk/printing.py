@@ -20,7 +20,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk.books import opening_amounts, shift_balances
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
+from cashdesk.models import CashDesk, CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
 from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from casino_office.i18n import both
 from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
@@ -284,14 +284,20 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
         roll.text(f"Bilietas / Ticket: {masked_validation_number(tx.ticket.validation_number)}")
         roll.row("Bilieto suma / Ticket amount:", format_eur(tx.ticket.amount))
     roll.gap(1 * mm)
+    inward, outward = "Įnešta / In", "Išmokėta / Out"
+    if tx.kind in (TransactionKind.DROP, TransactionKind.FILL):
+        inward, outward = "Iš saugyklos / From the vault", "Į saugyklą / To the vault"
     for movement in movements:
-        direction = "Įnešta / In" if movement.amount > 0 else "Išmokėta / Out"
+        direction = inward if movement.amount > 0 else outward
         count = f"\u00a0×\u00a0{abs(movement.count)}" if movement.count is not None else ""  # never "€ ×" | "2"
         roll.row(f"{_item_label(movement.item)}{count} · {direction}", format_eur(abs(movement.amount)))
     roll.gap(1 * mm)
     roll.row("IŠ VISO / TOTAL", format_eur(tx.amount), font=BOLD, size=10)
     roll.gap(2 * mm)
     roll.text(f"Kasa / Desk: {tx.desk.name}")
+    vault = tx.legs.exclude(desk=tx.desk).filter(desk__kind=CashDesk.Kind.VAULT).select_related("desk").first()
+    if vault is not None and vault.desk is not None:
+        roll.text(f"Saugykla / Vault: {vault.desk.name}")
     if tx.created_by is not None:
         roll.text(f"Kasininkas / Cashier: {tx.created_by.get_username()}")
     if tx.machine is not None:

@@ -232,6 +232,43 @@ def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any
     ]
 
 
+def transfers(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    """Every drop to the vault and fill from it approved in the gaming days: one row per item it moved.
+
+    Read from the desk's legs of each transfer, so the report shows what the books moved; pieces for
+    chips and tokens, the value in EUR, who asked for it and who approved it.
+    """
+    begin, finish = casino.gaming_day_bounds(start, end)
+    legs = (
+        Leg.objects.using(reports_db())
+        .filter(
+            casino=casino,
+            transaction__kind__in=[TransactionKind.DROP, TransactionKind.FILL],
+            transaction__created_at__gte=begin,
+            transaction__created_at__lt=finish,
+            desk_id=F("transaction__desk_id"),
+        )
+        .select_related(
+            "transaction__casino", "transaction__desk", "transaction__created_by", "transaction__approved_by"
+        )
+        .order_by("transaction__created_at", "transaction_id", "id")
+    )
+    return [
+        {
+            "when": leg.transaction.created_at,
+            "receipt": leg.transaction.receipt_number,
+            "desk": leg.transaction.desk.name,
+            "kind": leg.transaction.kind,
+            "item": leg.item,
+            "pieces": abs(leg.count) if leg.count is not None else None,
+            "amount": abs(leg.amount),
+            "cashier": leg.transaction.created_by.get_username() if leg.transaction.created_by else "",
+            "approver": leg.transaction.approved_by.get_username() if leg.transaction.approved_by else "",
+        }
+        for leg in legs
+    ]
+
+
 def kiosks(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
     """Per kiosk over the gaming days: tickets paid and printed, fills, drops, count differences, cash at the end.
 
@@ -255,6 +292,7 @@ __all__ = [
     "per_machine",
     "reports_db",
     "tickets_per_gaming_day",
+    "transfers",
 ]
 
 

@@ -187,9 +187,11 @@ def pending_holds(casino: Casino) -> QuerySet[HoldCase]:
 
 
 def transfers_to_approve(casino: Casino) -> QuerySet[Transfer]:
-    return Transfer.objects.filter(
-        shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
-    ).select_related("shift__desk", "requested_by")
+    return (
+        Transfer.objects.filter(shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True)
+        .select_related("shift__desk", "requested_by")
+        .prefetch_related("lines")
+    )
 
 
 def reversals_to_approve(casino: Casino) -> QuerySet[ReversalRequest]:
@@ -200,3 +202,9 @@ def reversals_to_approve(casino: Casino) -> QuerySet[ReversalRequest]:
 
 def open_shifts(casino: Casino) -> QuerySet[Shift]:
     return Shift.objects.filter(desk__casino=casino, closed_at__isnull=True).select_related("desk", "cashier")
+
+
+def counts_blind(shift: Shift, user: User) -> bool:
+    """Whether `user` is this open shift's cashier in a casino that counts blind: then nothing shown to them
+    tells what the desk should hold (the side panel, the X report) until the closing count."""
+    return shift.closed_at is None and shift.cashier_id == user.pk and shift.desk.casino.blind_count

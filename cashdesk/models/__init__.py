@@ -21,6 +21,7 @@ from cashdesk.models.instruments import (
     ReversalRequest,
     SmartCardRead,
     Transfer,
+    TransferLine,
 )
 from cashdesk.models.kiosks import KioskTransfer
 from cashdesk.models.snapshots import LiabilitySnapshot
@@ -49,4 +50,5 @@ __all__ = [
     "SmartCardRead",
     "TransactionKind",
     "Transfer",
+    "TransferLine",
 ]

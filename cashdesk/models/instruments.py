@@ -5,14 +5,18 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from cashdesk.models.books import CashTransaction
+from cashdesk.items import ALL_ITEMS, Item
+from cashdesk.models.books import CashTransaction, _value_matches_count
 from cashdesk.models.desks import CashDesk, Shift
 from cashdesk.receipt_numbers import display_receipt_number
 from machines.models import Casino, Machine
 
 
 class Transfer(models.Model):
-    """A cash drop to the vault or a fill from it: requested at the desk, approved by a supervisor."""
+    """A drop to the vault or a fill from it: requested at the desk, approved by a supervisor.
+
+    It carries any items (its `lines`: cash, value chips, slot tokens); `amount` is their value in EUR.
+    """
 
     class Direction(models.TextChoices):
         DROP = "drop", _("Drop to the vault")
@@ -47,6 +51,29 @@ class Transfer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_direction_display()} {self.amount} EUR"
+
+
+class TransferLine(models.Model):
+    """One item a transfer moves: cash in EUR, chips and tokens in pieces (and their value)."""
+
+    transfer = models.ForeignKey(Transfer, on_delete=models.PROTECT, related_name="lines", verbose_name=_("transfer"))
+    item = models.CharField(max_length=10, choices=Item.choices, verbose_name=_("item"))
+    count = models.IntegerField(null=True, blank=True, verbose_name=_("count"))
+    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+
+    class Meta:
+        verbose_name = _("transfer line")
+        verbose_name_plural = _("transfer lines")
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["transfer", "item"], name="transferline_one_per_item"),
+            models.CheckConstraint(condition=Q(item__in=ALL_ITEMS), name="transferline_item_valid"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="transferline_amount_positive"),
+            models.CheckConstraint(condition=_value_matches_count(), name="transferline_value_matches_count"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item} {self.amount} EUR"
 
 
 class ReversalRequest(models.Model):

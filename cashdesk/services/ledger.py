@@ -130,16 +130,15 @@ def _check_not_negative(desk: CashDesk, lines: list[Line]) -> None:
     balances = place_balances(desk)
     for item, change in needed.items():
         if change < 0 and balances[item] + change < 0:
-            raise CashDeskError(
-                "insufficient_stock",
-                _("%(place)s holds %(held)s in %(item)s; %(needed)s is needed.")
-                % {
-                    "place": desk.name,
-                    "held": format_money(balances[item]),
-                    "item": Item(item).label,
-                    "needed": format_money(-change),
-                },
-            )
+            # The shortage, not the holding: a blind-counting cashier learns only what is missing.
+            short = -(balances[item] + change)
+            values = {"place": desk.name, "item": Item(item).label, "short": format_money(short)}
+            if item in DENOMINATIONS:
+                values["pieces"] = str(int(short / DENOMINATIONS[item]))
+                message = _("%(place)s does not hold enough %(item)s: %(pieces)s pcs (%(short)s) short.") % values
+            else:
+                message = _("%(place)s does not hold enough %(item)s: %(short)s short.") % values
+            raise CashDeskError("insufficient_stock", message)
 
 
 def _check_cash_limit(desk: CashDesk, kind: str, lines: list[Line]) -> None:
@@ -151,11 +150,14 @@ def _check_cash_limit(desk: CashDesk, kind: str, lines: list[Line]) -> None:
         return
     held = place_balances(desk)[Item.CASH]
     if held + incoming > desk.cash_limit:
-        raise CashDeskError(
-            "over_cash_limit",
-            _("%(desk)s may hold at most %(limit)s and holds %(held)s: drop cash to the vault first.")
-            % {"desk": desk.name, "limit": format_money(desk.cash_limit), "held": format_money(held)},
-        )
+        values = {"desk": desk.name, "limit": format_money(desk.cash_limit), "held": format_money(held)}
+        if desk.casino.blind_count:  # the cashier counts blind: the refusal tells no balance
+            message = _(
+                "%(desk)s may hold at most %(limit)s and this would take it over: drop cash to the vault first."
+            )
+        else:
+            message = _("%(desk)s may hold at most %(limit)s and holds %(held)s: drop cash to the vault first.")
+        raise CashDeskError("over_cash_limit", message % values)
 
 
 def post_transaction(

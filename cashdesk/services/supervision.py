@@ -1,5 +1,6 @@
 """Transfers between a desk and the vault, reversals, and the vault's count: what a supervisor approves or does."""
 
+from collections.abc import Mapping
 from decimal import Decimal
 
 from django.contrib.auth.models import User
@@ -8,8 +9,18 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction, Leg, ReversalRequest, Shift, TransactionKind, Transfer
-from cashdesk.services.ledger import Line, cash, lock_shift, post_transaction, vault_of
+from cashdesk.items import DENOMINATIONS, Item
+from cashdesk.models import (
+    CashDesk,
+    CashTransaction,
+    Leg,
+    ReversalRequest,
+    Shift,
+    TransactionKind,
+    Transfer,
+    TransferLine,
+)
+from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, vault_of
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket
@@ -28,19 +39,52 @@ REVERSIBLE_KINDS = [
 ]
 
 
+# The most pieces of one item a transfer moves (as a count takes at most: cashdesk.forms.CountForm).
+MAX_PIECES = 10_000_000
+MAX_CASH = Decimal("10000000000")  # what an amount of the books (12 digits, 2 of them cents) can hold
+
+
 def _require_supervisor(user: User) -> None:
     if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
 
 
+def _transfer_lines(amount: Decimal | None, chips_and_tokens: Mapping[str, int] | None) -> list[Line]:
+    """What a transfer moves, as the desk's lines of a drop: cash in EUR, chips and tokens in pieces."""
+    lines = []
+    if amount is not None and amount != 0:
+        if amount < 0 or amount >= MAX_CASH or amount != amount.quantize(CENT):
+            raise CashDeskError("invalid_amount", _("Enter the cash in euros and cents, not below zero."))
+        lines.append(cash(amount))
+    for item, count in (chips_and_tokens or {}).items():
+        if item not in DENOMINATIONS:
+            raise CashDeskError(
+                "invalid_item", _("%(item)r is not a value chip or a slot token.") % {"item": str(item)[:40]}
+            )
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0 or count > MAX_PIECES:
+            raise CashDeskError("invalid_count", _("%(item)s: count whole pieces.") % {"item": Item(item).label})
+        if count:
+            lines.append(pieces(item, count))
+    if not lines:
+        raise CashDeskError("nothing_to_move", _("Enter the cash or the pieces to move."))
+    return lines
+
+
 def transfer_request(
-    *, shift: Shift, user: User, direction: str, amount: Decimal, operation_key: str | None = None
+    *,
+    shift: Shift,
+    user: User,
+    direction: str,
+    amount: Decimal | None = None,
+    chips_and_tokens: Mapping[str, int] | None = None,
+    operation_key: str | None = None,
 ) -> Transfer:
-    """The cashier asks to drop cash to the vault or to be filled from it."""
+    """The cashier asks to drop items to the vault or to be filled from it: `amount` is the cash in EUR,
+    `chips_and_tokens` the pieces of each chip denomination and of slot tokens."""
     if direction not in Transfer.Direction.values:
         raise CashDeskError("invalid_direction", _("Choose a drop or a fill."))
-    if amount <= 0 or amount != amount.quantize(CENT):
-        raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
+    lines = _transfer_lines(amount, chips_and_tokens)
+    value = sum((line.amount for line in lines), Decimal("0.00"))
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         if operation_key and (done := Transfer.objects.filter(operation_key=operation_key).first()) is not None:
@@ -48,22 +92,26 @@ def transfer_request(
                 raise CashDeskError("operation_key_used", _("This form was already used by someone else."))
             return done
         limit = desk.casino.max_transfer_amount
-        if amount > limit:
+        if value > limit:
             raise CashDeskError(
                 "over_limit", _("A single transfer may be at most %(limit)s.") % {"limit": format_money(limit)}
             )
-        return Transfer.objects.create(
+        transfer = Transfer.objects.create(
             shift=shift,
             direction=direction,
-            amount=amount,
+            amount=value,
             requested_by=user,
             requested_at=timezone.now(),
             operation_key=operation_key or None,
         )
+        TransferLine.objects.bulk_create(
+            TransferLine(transfer=transfer, item=line.item, count=line.count, amount=line.amount) for line in lines
+        )
+        return transfer
 
 
 def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction:
-    """Move the cash between the desk and the vault; neither may go below zero."""
+    """Move the transfer's items between the desk and the vault; neither may go below zero in any item."""
     _require_supervisor(supervisor)
     with transaction.atomic():
         # The transfer's row alone, then the desk; the vault is locked after the desk by the posting.
@@ -79,13 +127,13 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
         if shift.closed_at is not None:
             raise CashDeskError("shift_closed", _("The shift that asked for this transfer is closed."))
         vault = vault_of(desk.casino_id)
-        sign = -1 if transfer.direction == Transfer.Direction.DROP else 1
+        moved = [Line(line.item, line.amount, line.count) for line in transfer.lines.all()]
         tx = post_transaction(
             shift=shift,
             desk=desk,
             kind=transfer.direction,
             amount=transfer.amount,
-            lines=[cash(sign * transfer.amount)],
+            lines=[line.negated() for line in moved] if transfer.direction == Transfer.Direction.DROP else moved,
             user=transfer.requested_by,
             approved_by=supervisor,
             other_place=vault,

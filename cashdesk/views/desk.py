@@ -4,6 +4,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,8 +24,13 @@ from tickets.money import cash_payout, format_money
 CASHIER = "staff.operate_desk"
 
 
-def _balances_context(shift: Shift) -> dict[str, Any]:
+def _balances_context(shift: Shift, user: User) -> dict[str, Any]:
+    """The side panel: the desk's running balances, or, with the casino's blind count, only whether its cash is
+    over the limit (the cashier must drop), never a figure of what the desk should hold."""
     balances = services.shift_balances(shift)
+    over_limit = balances[Item.CASH] > shift.desk.cash_limit
+    if selectors.counts_blind(shift, user):
+        return {"shift": shift, "blind_panel": True, "over_limit": over_limit}
     rows = []
     for item in ALL_ITEMS:
         pieces = int(balances[item] / DENOMINATIONS[item]) if item in DENOMINATIONS else None
@@ -32,7 +38,7 @@ def _balances_context(shift: Shift) -> dict[str, Any]:
     return {
         "shift": shift,
         "balance_rows": rows,
-        "over_limit": balances[Item.CASH] > shift.desk.cash_limit,
+        "over_limit": over_limit,
         "cash": balances[Item.CASH],
     }
 
@@ -54,7 +60,7 @@ def _render(
         if blind:
             context.update(shift=shift, blind_count=True)
         else:
-            context.update(_balances_context(shift))
+            context.update(_balances_context(shift, request.user))
     return render(request, template, context)
 
 
@@ -302,6 +308,7 @@ def transfer(request: StaffRequest) -> HttpResponse:
                 user=request.user,
                 direction=form.cleaned_data["direction"],
                 amount=form.cleaned_data["amount"],
+                chips_and_tokens=form.chips_and_tokens(),
                 operation_key=form.cleaned_data["operation_key"],
             )
         except CashDeskError as error:
@@ -413,7 +420,8 @@ def shift_summary(request: StaffRequest, pk: int) -> HttpResponse:
                 "variance": sum((line.variance for line in lines), Decimal(0)),
             }
         )
-    return render(request, "cashdesk/shift_summary.html", {"summary_shift": shift, "counts": counts})
+    context = {"summary_shift": shift, "counts": counts, "report_withheld": selectors.counts_blind(shift, request.user)}
+    return render(request, "cashdesk/shift_summary.html", context)
 
 
 @role_required(CASHIER, "staff.supervise_desk")

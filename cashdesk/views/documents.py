@@ -3,7 +3,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
-from cashdesk import printing, services
+from cashdesk import printing, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction, MachineReceipt, Shift
 from staff.access import StaffRequest, role_required, staff_casino
@@ -46,6 +46,10 @@ def shift_report_pdf(request: StaffRequest, pk: int) -> HttpResponse:
     shift = get_object_or_404(Shift, pk=pk, desk__casino=staff_casino(request))
     is_own = shift.cashier_id == request.user.pk
     if not (is_own or request.user.has_perm("staff.supervise_desk") or request.user.has_perm("staff.view_reports")):
+        return HttpResponse(status=403)
+    # The X report is a supervisor's mid-shift reading: with the blind count, the shift's own cashier sees
+    # no expected balance until the closing count (then the Z report).
+    if selectors.counts_blind(shift, request.user):
         return HttpResponse(status=403)
     kind = "z" if shift.closed_at else "x"
     return _pdf(printing.shift_report_pdf(shift), f"{kind}-report-shift-{shift.pk}")

@@ -29,6 +29,7 @@ REPORTS = {
     "overshort": gettext_lazy("Over/short per shift"),
     "meters": gettext_lazy("Meters against tickets"),
     "kiosks": gettext_lazy("Per kiosk"),
+    "transfers": gettext_lazy("Vault transfers"),
 }
 # Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
 COLUMN_LABELS = {
@@ -77,6 +78,9 @@ COLUMN_LABELS = {
     "drop_count": gettext_lazy("Drops"),
     "drop_counted": gettext_lazy("Counted at drops"),
     "cash_end": gettext_lazy("Cash at the end"),
+    "receipt": gettext_lazy("Receipt"),
+    "pieces": gettext_lazy("Pieces"),
+    "approver": gettext_lazy("Approved by"),
 }
 # The meters a machine reports (machine contract v1.1), as the page names them; the CSV keeps the keys.
 METER_LABELS = {
@@ -100,7 +104,7 @@ NUMERIC_COLUMNS = {
     *("count", "amount", "tickets_out", "amount_out", "tickets_in", "amount_in", "n", "total", "variance"),
     *("meter_change", "system", "difference"),
     *("paid_count", "paid_amount", "printed_count", "printed_amount", "fill_count", "fill_amount"),
-    *("drop_count", "drop_counted", "cash_end"),
+    *("drop_count", "drop_counted", "cash_end", "pieces"),
 }
 # Places of each amount column in the CSV: a ticket's amount to the mill (as the machine and the ticket
 # carry it), cash in cents; counts are whole numbers and need no entry.
@@ -119,6 +123,7 @@ CSV_PLACES: dict[str, dict[str, int]] = {
     "kiosks": dict.fromkeys(
         ("paid_amount", "printed_amount", "fill_amount", "drop_counted", "variance", "cash_end"), CASH_PLACES
     ),
+    "transfers": {"amount": CASH_PLACES},
 }
 
 
@@ -328,6 +333,9 @@ def report(request: StaffRequest) -> HttpResponse:
         rows = reports.kiosks(casino, start, end)
         columns = ["kiosk", "paid_count", "paid_amount", "printed_count", "printed_amount", "fill_count"]
         columns += ["fill_amount", "drop_count", "drop_counted", "variance", "cash_end"]
+    elif kind == "transfers":
+        rows = reports.transfers(casino, start, end)
+        columns = ["when", "receipt", "desk", "kind", "item", "pieces", "amount", "cashier", "approver"]
     elif kind == "meters":
         rows = reports.meters(casino, day)
         columns = ["machine", "meter", "meter_change", "system", "difference", "note"]

@@ -271,8 +271,12 @@ def test_the_closing_and_handover_counts_are_blind(desk_client, path):
     assert not re.search(r"€\s?\d", html), "an amount on the blind count's page"
 
 
-def test_the_desk_itself_still_shows_the_balances(desk_client):
-    assert 'id="balances"' in desk_client.get("/desk/").content.decode()
+def test_the_desk_itself_still_shows_the_balances(desk_client, casino):
+    casino.blind_count = False  # with it on, the panel shows none (tests/cashdesk/test_blind_count.py)
+    casino.save()
+    html = desk_client.get("/desk/").content.decode()
+    assert 'id="balances"' in html
+    assert "€20,000.00" in html
 
 
 def _count(**overrides):

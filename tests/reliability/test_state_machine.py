@@ -109,6 +109,8 @@ cent_amounts = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("3000"),
 transfer_amounts = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("40000"), places=2)
 chip_counts = st.dictionaries(st.sampled_from(CHIPS), st.integers(0, 30), min_size=1, max_size=3)
 token_counts = st.integers(1, 3000)
+# Chips and tokens a transfer carries besides its cash, in pieces (within the casino's largest transfer).
+transfer_pieces = st.dictionaries(st.sampled_from([*CHIPS, Item.TOKEN]), st.integers(0, 20), max_size=3)
 # A count's differences from the books, in pieces (cash: in steps of 10.05 EUR).
 count_deltas = st.dictionaries(st.sampled_from(ALL_ITEMS), st.integers(-4, 4), max_size=3)
 CASH_DELTA_STEP = Decimal("10.05")
@@ -788,16 +790,24 @@ class CashDeskMachine(RuleBasedStateMachine):
         target=transfers,
         drop=st.booleans(),
         amount=transfer_amounts,
+        moved_pieces=transfer_pieces,
         twice=st.booleans(),
         approve_now=st.booleans(),
     )
-    def transfer_request(self, drop: bool, amount: Decimal, twice: bool, approve_now: bool) -> int:
+    def transfer_request(
+        self, drop: bool, amount: Decimal, moved_pieces: dict[str, int], twice: bool, approve_now: bool
+    ) -> int:
         shift, user = self.shift, self.cashier
         direction = "drop" if drop else "fill"
         transfer = self._desk_step(
             None,
             lambda key: services.transfer_request(
-                shift=shift, user=user, direction=direction, amount=amount, operation_key=key
+                shift=shift,
+                user=user,
+                direction=direction,
+                amount=amount,
+                chips_and_tokens=moved_pieces,
+                operation_key=key,
             ),
             twice=twice,
         )
@@ -814,6 +824,8 @@ class CashDeskMachine(RuleBasedStateMachine):
         found = Transfer.objects.get(pk=transfer)
         shift = Shift.objects.get(pk=found.shift_id)
         drop = found.direction == "drop"
+        # Every item the transfer carries leaves one place for the other (cash, chips, tokens).
+        carried = {line.item: line.amount for line in found.lines.all()}
         expected: str | None
         if by_cashier:
             expected = "forbidden"
@@ -822,11 +834,11 @@ class CashDeskMachine(RuleBasedStateMachine):
         elif shift.closed_at is not None:
             expected = "shift_closed"
         elif drop:
-            expected = self._refusal_to_post(found.amount, identified=True, out={Item.CASH: found.amount})
+            expected = self._refusal_to_post(found.amount, identified=True, out=carried)
         else:
             expected = self._refusal_to_post(
-                found.amount, identified=True, out={Item.CASH: found.amount}, place=self.vault
-            ) or self._refusal_to_post(found.amount, identified=True, cash_in=found.amount)
+                found.amount, identified=True, out=carried, place=self.vault
+            ) or self._refusal_to_post(found.amount, identified=True, cash_in=carried.get(Item.CASH, ZERO))
         approver = self.cashier if by_cashier else self.supervisor
         tx = self._attempt(expected, lambda: services.transfer_approve(transfer=found, supervisor=approver))
         if tx is None:
@@ -835,8 +847,8 @@ class CashDeskMachine(RuleBasedStateMachine):
         assert tx.amount == found.amount
         assert (tx.created_by_id, tx.approved_by_id) == (found.requested_by_id, self.supervisor.pk)
         sign = -1 if drop else 1
-        self._moved(self.desk, {Item.CASH: sign * found.amount})
-        self._moved(self.vault, {Item.CASH: -sign * found.amount})
+        self._moved(self.desk, {item: sign * value for item, value in carried.items()})
+        self._moved(self.vault, {item: -sign * value for item, value in carried.items()})
 
     @precondition(lambda self: self.reversible)
     @rule(
