@@ -8,7 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Case, IntegerField, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, CharField, IntegerField, Q, QuerySet, Sum, Value, When
+from django.utils import timezone
 
 from cashdesk.models import (
     IDENTITY_KINDS,
@@ -138,15 +139,28 @@ def receipts_to_confirm(casino: Casino) -> QuerySet[MachineReceipt]:
     )
 
 
-def pending_holds(casino: Casino) -> QuerySet[HoldCase]:
-    """Held tickets awaiting a decision, the overdue first, then by due day."""
+def pending_holds(casino: Casino, now: dt.datetime | None = None) -> QuerySet[HoldCase]:
+    """Held tickets awaiting a decision, the overdue first, then by due day.
+
+    `deadline_state` is "breach" past the decision day, "due" on it (the last day), "" before, read from the
+    decision day in the casino's time (casino rules §1.7).
+    """
+    today = timezone.localtime(now or timezone.now(), casino.zoneinfo).date()
     return (
         HoldCase.objects.filter(casino=casino, decision=HoldCase.Decision.PENDING)
         .select_related("ticket", "opened_by")
         .annotate(
             overdue_first=Case(
-                When(overdue_since__isnull=False, then=Value(0)), default=Value(1), output_field=IntegerField()
-            )
+                When(Q(overdue_since__isnull=False) | Q(decision_due__lt=today), then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            ),
+            deadline_state=Case(
+                When(decision_due__lt=today, then=Value("breach")),
+                When(decision_due=today, then=Value("due")),
+                default=Value(""),
+                output_field=CharField(),
+            ),
         )
         .order_by("overdue_first", "decision_due", "id")
     )
