@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashDesk, CashTransaction, HoldCase, Shift, TransactionKind
 from cashdesk.services.kiosks import kiosk_payout_settled
-from cashdesk.services.ledger import cash, lock_shift, operation_replay, post_transaction
+from cashdesk.services.ledger import cash, identification_logged, lock_shift, operation_replay, post_transaction
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from tickets import desk as ticket_rules
@@ -63,7 +63,7 @@ def ticket_payout(
     mismatch recorded as an exception.
     """
     now = timezone.now()
-    with transaction.atomic():
+    with identification_logged(shift=shift, user=user), transaction.atomic():
         ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
         shift, desk = lock_shift(shift=shift, user=user)
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
@@ -118,7 +118,7 @@ def ticket_sell(
     if amount <= 0 or amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     now = timezone.now()
-    with transaction.atomic():
+    with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
             return done
