@@ -70,6 +70,35 @@ class DeskOperationHistory:
             ).values_list("pk", "amount")
         )
 
+    def casino_unidentified_operations(
+        self, *, casino: Casino, low: Decimal, high: Decimal, since: dt.datetime, until: dt.datetime
+    ) -> list[dict[str, Any]]:
+        found = (
+            CashTransaction.objects.filter(
+                casino=casino,
+                person__isnull=True,
+                kind__in=[*IDENTITY_KINDS, TransactionKind.KIOSK_TICKET],
+                amount__gte=low,
+                amount__lte=high,
+                created_at__gt=since,
+                created_at__lte=until,
+            )
+            .select_related("casino", "desk", "machine")
+            .order_by("created_at", "pk")
+        )
+        return [
+            {
+                "transaction": tx.pk,
+                "amount": tx.amount,
+                "at": tx.created_at,
+                "kind": tx.kind,
+                # A kiosk's place in the books is named after the kiosk; the machine's number is what the floor uses.
+                "where": tx.machine.asset_number if tx.machine is not None else tx.desk.name,
+                "receipt": tx.receipt_number,
+            }
+            for tx in found
+        ]
+
     def person_day_operations(
         self, *, casino: Casino, since: dt.datetime, until: dt.datetime, min_total: Decimal
     ) -> list[dict[str, Any]]:
