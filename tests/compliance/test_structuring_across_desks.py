@@ -12,14 +12,17 @@ from decimal import Decimal
 
 import pytest
 import time_machine
+from django.db import connection
 from django.test import Client
 
 from cashdesk import services
 from cashdesk.models import CashDesk, CashTransaction
 from compliance.models import Alert
+from compliance.services.alerts import _STRUCTURING_LOCK_CLASS
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT, stocked_vault  # noqa: F401 - fixture
 from tests.cashdesk.test_kiosks import fill, kiosk, kiosk_api, redeem  # noqa: F401 - fixtures
+from tests.races import race
 
 VILNIUS = dt.timezone(dt.timedelta(hours=2))  # December: EET
 AT = dt.datetime(2026, 12, 2, 12, 0, tzinfo=VILNIUS)
@@ -121,3 +124,19 @@ def test_the_alerts_queue_lists_the_operations_with_their_desk_and_receipt(shift
     row = page.split("desks and kiosks")[1].split("</tr>")[0]
     assert f"Kasa 1 · {first.receipt_number} · €1,000.00" in row
     assert f"Kasa 2 · {second.receipt_number} · €990.00" in row
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_desks_at_the_same_moment_still_raise_the_alert(casino, shift, second_shift):
+    """Each desk's check would miss the other's uncommitted sale: they take turns on the casino's advisory lock."""
+    assert connection.vendor == "postgresql"
+    sell = [
+        lambda s=s: services.ticket_sell(shift=s, user=s.cashier, amount=Decimal("1000.00"))
+        for s in (shift, second_shift)
+    ]
+
+    results = race(sell, gate=("SELECT pg_advisory_xact_lock(%s, %s)", [_STRUCTURING_LOCK_CLASS, casino.pk]))
+
+    assert all(isinstance(result, CashTransaction) for result in results), results
+    alert = _across_desks().get()
+    assert alert.details["transactions"] == sorted(result.pk for result in results)
