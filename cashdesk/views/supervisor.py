@@ -27,8 +27,9 @@ DECIDER = "staff.decide_hold"
 LATE_DECIDER = "staff.decide_late_hold"
 
 
-def _supervision_page(
-    request: StaffRequest, *, failed_case: HoldCase | None = None, failed_decision: forms.DecideHoldForm | None = None
+@role_required(SUPERVISOR, DECIDER, LATE_DECIDER)
+def supervisor_home(
+    request: StaffRequest, failed_case: HoldCase | None = None, failed_decision: forms.DecideHoldForm | None = None
 ) -> HttpResponse:
     casino = staff_casino(request)
     is_supervisor = request.user.has_perm(SUPERVISOR)
@@ -56,11 +57,6 @@ def _supervision_page(
             offline_validation=offline_validation_by_machine(casino),
         )
     return render(request, "cashdesk/supervisor.html", context)
-
-
-@role_required(SUPERVISOR, DECIDER, LATE_DECIDER)
-def supervisor_home(request: StaffRequest) -> HttpResponse:
-    return _supervision_page(request)
 
 
 def _done(request: StaffRequest, action: object, success: str) -> HttpResponse:
@@ -104,7 +100,7 @@ def decide_hold(request: StaffRequest, pk: int) -> HttpResponse:
         services.hold_decide(case=case, user=request.user, pay=pay, note=form.cleaned_data["note"])
     except CashDeskError as error:
         form.add_error(None, error.message)
-        return _supervision_page(request, failed_case=case, failed_decision=form)
+        return supervisor_home(request, failed_case=case, failed_decision=form)
     messages.success(
         request,
         _("Decision recorded. A cashier can now pay the ticket.")
