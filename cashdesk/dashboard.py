@@ -246,12 +246,13 @@ def cash_per_kiosk(casino: Casino) -> list[KioskCash]:
 @dataclass(frozen=True)
 class OpenExceptions:
     holds: int
-    overdue_holds: int
+    overdue_holds: int  # past the decision day: a breach of casino rules §1.7
     stuck: int
     mismatches_today: int
     transfers: int
     reversals: int
     alerts: int
+    due_holds: int = 0  # on their decision day, the last one: escalated
     # The last finished gaming day's meter reconciliation (stored by the daily job).
     meters_day: dt.date | None = None
     meter_differences: int = 0  # machines whose meters differ from the system's figures
@@ -261,14 +262,21 @@ class OpenExceptions:
 def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExceptions:
     now = now or timezone.now()
     begin, finish = casino.gaming_day_bounds(casino.gaming_day(now))
+    # From the decision day itself, in the casino's time: the 15-minute job's mark may not have been set yet.
+    today = timezone.localtime(now, casino.zoneinfo).date()
     holds = (
         HoldCase.objects.using(reports_db())
         .filter(casino=casino, decision=HoldCase.Decision.PENDING)
-        .aggregate(n=Count("id"), overdue=Count("id", filter=Q(overdue_since__isnull=False)))
+        .aggregate(
+            n=Count("id"),
+            overdue=Count("id", filter=Q(decision_due__lt=today)),
+            due=Count("id", filter=Q(decision_due=today)),
+        )
     )
     return OpenExceptions(
         holds=holds["n"],
         overdue_holds=holds["overdue"],
+        due_holds=holds["due"],
         stuck=stuck_redemptions(casino=casino, now=now).using(reports_db()).count(),
         mismatches_today=TicketEvent.objects.using(reports_db())
         .filter(

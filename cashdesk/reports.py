@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDate
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.books import counterparty_balances, over_short_by_shift, physical_balances
@@ -141,19 +142,52 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "detail": {},
             }
         )
+    # Held tickets on their decision day (escalated) or past it (a breach of casino rules §1.7), read from the
+    # decision day in the casino's time; and those decided after it, in the period.
+    today = timezone.localtime(timezone.now(), casino.zoneinfo).date()
     for case in (
         HoldCase.objects.using(reports_db())
-        .filter(casino=casino, decision=HoldCase.Decision.PENDING, overdue_since__isnull=False)
-        .select_related("ticket")
+        .filter(casino=casino, decision=HoldCase.Decision.PENDING, decision_due__lte=today)
+        .select_related("ticket", "casino")
+        .order_by("decision_due", "pk")
     ):
+        breached = case.decision_due < today
         rows.append(
             {
-                "when": case.overdue_since,
-                "kind": _("Hold decision overdue"),
+                "when": case.deadline() if breached else case.last_day_starts(),
+                "kind": _("Hold decision deadline breached")
+                if breached
+                else _("Hold decision due today: its last day"),
                 "ticket": masked_validation_number(case.ticket.validation_number),
                 "amount": case.ticket.amount,
                 "where": _("case %(case)s") % {"case": case.pk},
                 "detail": {"due": str(case.decision_due)},
+            }
+        )
+    for event in (
+        TicketEvent.objects.using(reports_db())
+        .filter(
+            ticket__casino=casino,
+            created_at__gte=begin,
+            created_at__lt=finish,
+            kind__in=[TicketEventKind.CLEARED_FOR_PAYMENT, TicketEventKind.VOIDED],
+            details__late=True,
+        )
+        .select_related("ticket", "user")
+        .order_by("created_at")
+    ):
+        rows.append(
+            {
+                "when": event.created_at,
+                "kind": _("Hold decided after the deadline"),
+                "ticket": masked_validation_number(event.ticket.validation_number),
+                "amount": event.ticket.amount,
+                "where": _("case %(case)s") % {"case": event.details.get("case", "?")},
+                "detail": {
+                    "due": event.details.get("decision_due", ""),
+                    "by": event.user.get_username() if event.user else "",
+                    "reason": event.reason,
+                },
             }
         )
     rows.extend(meter_exceptions(casino, start, end))

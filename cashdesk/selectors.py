@@ -8,7 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Case, Count, IntegerField, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, CharField, Count, IntegerField, Q, QuerySet, Sum, Value, When
+from django.utils import timezone
 
 from cashdesk.models import (
     IDENTITY_KINDS,
@@ -68,6 +69,35 @@ class DeskOperationHistory:
                 created_at__lte=until,
             ).values_list("pk", "amount")
         )
+
+    def casino_unidentified_operations(
+        self, *, casino: Casino, low: Decimal, high: Decimal, since: dt.datetime, until: dt.datetime
+    ) -> list[dict[str, Any]]:
+        found = (
+            CashTransaction.objects.filter(
+                casino=casino,
+                person__isnull=True,
+                kind__in=[*IDENTITY_KINDS, TransactionKind.KIOSK_TICKET],
+                amount__gte=low,
+                amount__lte=high,
+                created_at__gt=since,
+                created_at__lte=until,
+            )
+            .select_related("casino", "desk", "machine")
+            .order_by("created_at", "pk")
+        )
+        return [
+            {
+                "transaction": tx.pk,
+                "amount": tx.amount,
+                "at": tx.created_at,
+                "kind": tx.kind,
+                # A kiosk's place in the books is named after the kiosk; the machine's number is what the floor uses.
+                "where": tx.machine.asset_number if tx.machine is not None else tx.desk.name,
+                "receipt": tx.receipt_number,
+            }
+            for tx in found
+        ]
 
     def person_day_operations(
         self, *, casino: Casino, since: dt.datetime, until: dt.datetime, min_total: Decimal
@@ -172,15 +202,28 @@ def locked_receipts(casino: Casino) -> QuerySet[MachineReceipt]:
     )
 
 
-def pending_holds(casino: Casino) -> QuerySet[HoldCase]:
-    """Held tickets awaiting a decision, the overdue first, then by due day."""
+def pending_holds(casino: Casino, now: dt.datetime | None = None) -> QuerySet[HoldCase]:
+    """Held tickets awaiting a decision, the overdue first, then by due day.
+
+    `deadline_state` is "breach" past the decision day, "due" on it (the last day), "" before, read from the
+    decision day in the casino's time (casino rules §1.7).
+    """
+    today = timezone.localtime(now or timezone.now(), casino.zoneinfo).date()
     return (
         HoldCase.objects.filter(casino=casino, decision=HoldCase.Decision.PENDING)
         .select_related("ticket", "opened_by")
         .annotate(
             overdue_first=Case(
-                When(overdue_since__isnull=False, then=Value(0)), default=Value(1), output_field=IntegerField()
-            )
+                When(Q(overdue_since__isnull=False) | Q(decision_due__lt=today), then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            ),
+            deadline_state=Case(
+                When(decision_due__lt=today, then=Value("breach")),
+                When(decision_due=today, then=Value("due")),
+                default=Value(""),
+                output_field=CharField(),
+            ),
         )
         .order_by("overdue_first", "decision_due", "id")
     )

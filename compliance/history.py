@@ -40,6 +40,15 @@ class OperationHistory(Protocol):
         """(transaction id, payout) of one machine's tickets cashed within [low, high] in (since, until]."""
         ...
 
+    def casino_unidentified_operations(
+        self, *, casino: Casino, low: Decimal, high: Decimal, since: dt.datetime, until: dt.datetime
+    ) -> list[dict[str, Any]]:
+        """The casino's operations with nobody identified, at every desk and kiosk: the identity kinds and a kiosk's
+        notes taken in for a ticket, within [low, high] in (since, until], oldest first. Each is
+        {"transaction": id, "amount": Decimal, "at": datetime, "kind": str, "where": desk or kiosk, "receipt": str}.
+        """
+        ...
+
     def person_day_operations(
         self, *, casino: Casino, since: dt.datetime, until: dt.datetime, min_total: Decimal
     ) -> list[dict[str, Any]]:

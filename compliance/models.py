@@ -275,6 +275,10 @@ class Alert(models.Model):
         FCIS_REPORT = "fcis_report", _("Person's day reached the cash-operation report threshold")
         STRUCTURING_DESK = "structuring_desk", _("Several transactions just under the threshold at one desk")
         STRUCTURING_MACHINE = "structuring_machine", _("Tickets of one machine cashed just under the threshold")
+        STRUCTURING_CASINO = (
+            "structuring_casino",
+            _("Unidentified operations just under the threshold at the casino's desks and kiosks, together above it"),
+        )
         SELF_EXCLUDED_PAYOUT = "self_excluded_payout", _("Payout to a self-excluded person")
 
     class Status(models.TextChoices):

@@ -26,6 +26,7 @@ class StaffAssignment(models.Model):
             ("record_receipt", "Record machine receipts (floor attendant)"),
             ("supervise_desk", "Approve reversals and transfers, resolve and void tickets (shift supervisor)"),
             ("decide_hold", "Decide held tickets (shift supervisor, compliance officer)"),
+            ("decide_late_hold", "Decide a held ticket after its decision day, with the reason (manager)"),
             ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
             ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
         ]

@@ -25,6 +25,8 @@ ROLES: dict[str, list[str]] = {
     # Managers see the register's totals and who (initials and surname), never personal codes or document
     # numbers: the person page and every export of personal data are the compliance officer's alone.
     "manager": [
+        # Casino rules §1.7: a held ticket past its 14-day decision day is decided by a manager, with the reason.
+        "staff.decide_late_hold",
         "staff.view_reports",
         "staff.view_dashboard",
         "compliance.view_registerentry",

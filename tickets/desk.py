@@ -196,10 +196,25 @@ def ticket_hold(*, ticket: Ticket, user: User, reason: str, note: str, at: dt.da
     )
 
 
-def ticket_hold_decided(*, ticket: Ticket, user: User, pay: bool, note: str, at: dt.datetime, case: int) -> None:
-    """The decision on a held ticket: cleared for payment at the desk, or void."""
+def ticket_hold_decided(
+    *,
+    ticket: Ticket,
+    user: User,
+    pay: bool,
+    note: str,
+    at: dt.datetime,
+    case: int,
+    late_after: dt.date | None = None,
+) -> None:
+    """The decision on a held ticket: cleared for payment at the desk, or void.
+
+    `late_after`: the decision day it came after (casino rules §1.7), recorded with who, when and the reason.
+    """
     if ticket.state != TicketState.ON_HOLD:
         raise TicketRefused("invalid_state", _("The ticket is no longer on hold."), ticket)
+    details: dict[str, Any] = {"case": case}
+    if late_after is not None:
+        details.update(late=True, decision_due=late_after.isoformat())
     if pay:
         if ticket.ticket_type != TicketType.CASHABLE:
             raise TicketRefused("not_cashable", _("Promotional tickets are played at machines, not paid in cash."))
@@ -212,7 +227,13 @@ def ticket_hold_decided(*, ticket: Ticket, user: User, pay: bool, note: str, at:
             raise TicketRefused("invalid_state", _("The ticket changed while this was being done; scan it again."))
         ticket.hold_cleared_at = at
         record_ticket_event(
-            ticket, TicketEventKind.CLEARED_FOR_PAYMENT, at=at, from_state=ticket.state, user=user, reason=note
+            ticket,
+            TicketEventKind.CLEARED_FOR_PAYMENT,
+            at=at,
+            from_state=ticket.state,
+            user=user,
+            reason=note,
+            details=details,
         )
         return
     _move(ticket, to=TicketState.VOID, voided_at=at)
@@ -223,7 +244,7 @@ def ticket_hold_decided(*, ticket: Ticket, user: User, pay: bool, note: str, at:
         from_state=TicketState.ON_HOLD,
         user=user,
         reason=note,
-        details={"case": case},
+        details=details,
     )
 
 

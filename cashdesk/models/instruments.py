@@ -1,5 +1,7 @@
 """What the desk pays or moves besides tickets: transfers, reversals, machine receipts, smart cards, holds."""
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -423,3 +425,11 @@ class HoldCase(models.Model):
 
     def __str__(self) -> str:
         return f"Hold case {self.pk} ({self.get_decision_display()})"
+
+    # Casino rules §1.7: the decision is taken no later than the decision day (the 14th after the presentation),
+    # in the casino's own time. From the start of that last day the case is due; after its end it is a breach.
+    def last_day_starts(self) -> dt.datetime:
+        return dt.datetime.combine(self.decision_due, dt.time(0), tzinfo=self.casino.zoneinfo)
+
+    def deadline(self) -> dt.datetime:
+        return dt.datetime.combine(self.decision_due + dt.timedelta(days=1), dt.time(0), tzinfo=self.casino.zoneinfo)

@@ -24,7 +24,15 @@ from cashdesk.models import (
 )
 from cashdesk.receipt_numbers import display_receipt_number, generate_receipt_number, parse_receipt_number
 from cashdesk.selectors import awaiting_supervisor
-from cashdesk.services.ledger import Line, cash, lock_shift, operation_replay, pieces, post_transaction
+from cashdesk.services.ledger import (
+    Line,
+    cash,
+    identification_logged,
+    lock_shift,
+    operation_replay,
+    pieces,
+    post_transaction,
+)
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from machines.models import Machine
@@ -63,7 +71,7 @@ def _exchange(
     """Cash against chips or tokens: the transaction's value is the cash that changes hands."""
     value = abs(sum((line.amount for line in lines if line.item != Item.CASH), Decimal("0")))
     cash_line = cash(value if kind in (TransactionKind.CHIPS_BUY, TransactionKind.TOKENS_BUY) else -value)
-    with transaction.atomic():
+    with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
             return done
@@ -200,7 +208,7 @@ def _smartcard(
     amount = cash_payout(credits) if payout else credits
     if not payout and amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
-    with transaction.atomic():
+    with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
             return done
@@ -432,7 +440,7 @@ def machine_receipt_pay(
     """
     stored = parse_receipt_number(number)
     shown = display_receipt_number(stored) if stored else "?"
-    with transaction.atomic():
+    with identification_logged(shift=shift, user=user), transaction.atomic():
         receipt = (
             MachineReceipt.objects.select_for_update()
             .filter(casino_id=shift.desk.casino_id, number=stored or "")

@@ -7,6 +7,8 @@ locked here too, always after the desk, so two desks never deadlock on it.
 """
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -36,6 +38,7 @@ from compliance.services import (
     PersonError,
     alerts_evaluate,
     identification_check,
+    identity_mismatch_record,
     person_resolve,
     register_entry_write,
 )
@@ -43,7 +46,18 @@ from machines.models import Machine
 from tickets.models import Ticket
 from tickets.money import format_money
 
-__all__ = ["ZERO", "Line", "cash", "lock_shift", "operation_replay", "pieces", "post_transaction", "vault_of"]
+__all__ = [
+    "ZERO",
+    "IdentityMismatchRefused",
+    "Line",
+    "cash",
+    "identification_logged",
+    "lock_shift",
+    "operation_replay",
+    "pieces",
+    "post_transaction",
+    "vault_of",
+]
 
 
 @dataclass(frozen=True)
@@ -109,13 +123,33 @@ def operation_replay(*, operation_key: str | None, user: User) -> CashTransactio
     return done
 
 
+class IdentityMismatchRefused(CashDeskError):
+    """The code or document typed names a stored person with other details; `person_id` is for the access log."""
+
+    def __init__(self, code: str, message: str, *, person_id: int) -> None:
+        super().__init__(code, message)
+        self.person_id = person_id
+
+
+@contextmanager
+def identification_logged(*, shift: Shift, user: User) -> Iterator[None]:
+    """Around the money's transaction: a mismatch is written to the personal-data access log once it rolled back."""
+    try:
+        yield
+    except IdentityMismatchRefused as refused:
+        identity_mismatch_record(user=user, casino=shift.desk.casino, person_id=refused.person_id)
+        raise
+
+
 def _resolve_person(*, person: Person | None, identity: IdentityDetails | None, at: dt.datetime) -> Person | None:
     if person is not None or identity is None or not identity.given:
         return person
     try:
         return person_resolve(identity, at=at)
     except IdentityMismatch as mismatch:
-        raise CashDeskError("identity_mismatch", str(mismatch)) from None
+        # Answered as an unknown code would be, code and all, unless the whole document was typed (issue 21).
+        code = "identity_invalid" if mismatch.as_unknown else "identity_mismatch"
+        raise IdentityMismatchRefused(code, str(mismatch), person_id=mismatch.person_id) from None
     except PersonError as error:
         raise CashDeskError("identity_invalid", str(error)) from None
 

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashDesk, CashTransaction, HoldCase, Shift, TransactionKind
 from cashdesk.services.kiosks import kiosk_payout_settled
-from cashdesk.services.ledger import cash, lock_shift, operation_replay, post_transaction
+from cashdesk.services.ledger import cash, identification_logged, lock_shift, operation_replay, post_transaction
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from tickets import desk as ticket_rules
@@ -63,7 +63,7 @@ def ticket_payout(
     mismatch recorded as an exception.
     """
     now = timezone.now()
-    with transaction.atomic():
+    with identification_logged(shift=shift, user=user), transaction.atomic():
         ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
         shift, desk = lock_shift(shift=shift, user=user)
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
@@ -118,7 +118,7 @@ def ticket_sell(
     if amount <= 0 or amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     now = timezone.now()
-    with transaction.atomic():
+    with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
             return done
@@ -195,12 +195,31 @@ def ticket_hold(
 
 
 def hold_decide(*, case: HoldCase, user: User, pay: bool, note: str = "") -> HoldCase:
-    """A supervisor or compliance officer decides: pay (a cashier then pays it) or refuse (voided)."""
-    if not user.has_perm("staff.decide_hold"):
+    """A supervisor or compliance officer decides: pay (a cashier then pays it) or refuse (voided).
+
+    After the decision day (casino rules §1.7: within 14 days) only a manager decides, giving the reason,
+    and the ticket's event records the decision as late.
+    """
+    now = timezone.now()
+    late = now >= case.deadline()
+    if late:
+        if not user.has_perm("staff.decide_late_hold"):
+            raise CashDeskError(
+                "late_decision_manager",
+                _(
+                    "The decision day of case %(case)s has passed: only a manager decides it now, giving the reason; "
+                    "the decision is recorded as late."
+                )
+                % {"case": case.pk},
+            )
+        if not note.strip():
+            raise CashDeskError(
+                "late_reason_required", _("The decision day has passed: give the reason the decision comes late.")
+            )
+    elif not user.has_perm("staff.decide_hold"):
         raise CashDeskError("forbidden", _("Only a shift supervisor or compliance officer decides held tickets."))
     if not pay and not note.strip():
         raise CashDeskError("reason_required", _("Give the reason for refusing payment."))
-    now = timezone.now()
     with transaction.atomic():
         ticket = Ticket.objects.select_for_update().get(pk=case.ticket_id)
         decided = HoldCase.objects.filter(pk=case.pk, decision=HoldCase.Decision.PENDING).update(
@@ -212,12 +231,23 @@ def hold_decide(*, case: HoldCase, user: User, pay: bool, note: str = "") -> Hol
         if decided != 1:
             raise CashDeskError("already_decided", _("This case has already been decided."))
         with _as_desk_refusal():
-            ticket_rules.ticket_hold_decided(ticket=ticket, user=user, pay=pay, note=note, at=now, case=case.pk)
+            ticket_rules.ticket_hold_decided(
+                ticket=ticket,
+                user=user,
+                pay=pay,
+                note=note,
+                at=now,
+                case=case.pk,
+                late_after=case.decision_due if late else None,
+            )
     return HoldCase.objects.get(pk=case.pk)
 
 
 def holds_mark_overdue(*, now: dt.datetime | None = None) -> int:
-    """Mark pending cases whose decision day has passed (casino rules §1.7: 14 days)."""
+    """Mark pending cases whose decision day has passed (casino rules §1.7: 14 days).
+
+    The mark records when the job saw the breach; what the screens show is read from the decision day itself.
+    """
     now = now or timezone.now()
     marked = 0
     for case in HoldCase.objects.filter(decision=HoldCase.Decision.PENDING, overdue_since__isnull=True).select_related(

@@ -23,16 +23,23 @@ from tickets.selectors import offline_validation_by_machine, stuck_redemptions
 
 SUPERVISOR = "staff.supervise_desk"
 DECIDER = "staff.decide_hold"
+# A manager decides the held tickets past their decision day (casino rules §1.7).
+LATE_DECIDER = "staff.decide_late_hold"
 
 
-@role_required(SUPERVISOR, DECIDER)
-def supervisor_home(request: StaffRequest) -> HttpResponse:
+@role_required(SUPERVISOR, DECIDER, LATE_DECIDER)
+def supervisor_home(
+    request: StaffRequest, failed_case: HoldCase | None = None, failed_decision: forms.DecideHoldForm | None = None
+) -> HttpResponse:
     casino = staff_casino(request)
     is_supervisor = request.user.has_perm(SUPERVISOR)
     context = {
         "holds": selectors.pending_holds(casino),
         # Forms repeated on every row: no ids (they would repeat); each field is wrapped in its label.
         "decide_form": forms.DecideHoldForm(auto_id=False),
+        # A refused decision: its row shows the form as it was sent, with why.
+        "failed_case": failed_case,
+        "failed_decision": failed_decision,
         "is_supervisor": is_supervisor,
     }
     if is_supervisor:
@@ -86,21 +93,26 @@ def approve_reversal(request: StaffRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@role_required(DECIDER)
+@role_required(DECIDER, LATE_DECIDER)
 def decide_hold(request: StaffRequest, pk: int) -> HttpResponse:
-    case = get_object_or_404(HoldCase, pk=pk, casino=staff_casino(request))
-    form = forms.DecideHoldForm(request.POST)
+    case = get_object_or_404(HoldCase.objects.select_related("casino"), pk=pk, casino=staff_casino(request))
+    form = forms.DecideHoldForm(request.POST, auto_id=False)
     if not form.is_valid():
         messages.error(request, _("Choose pay or refuse."))
         return redirect("supervisor")
     pay = form.cleaned_data["decision"] == "pay"
-    return _done(
+    try:
+        services.hold_decide(case=case, user=request.user, pay=pay, note=form.cleaned_data["note"])
+    except CashDeskError as error:
+        form.add_error(None, error.message)
+        return supervisor_home(request, failed_case=case, failed_decision=form)
+    messages.success(
         request,
-        lambda: services.hold_decide(case=case, user=request.user, pay=pay, note=form.cleaned_data["note"]),
         _("Decision recorded. A cashier can now pay the ticket.")
         if pay
         else _("Decision recorded. The ticket is void."),
     )
+    return redirect("supervisor")
 
 
 @role_required(SUPERVISOR)

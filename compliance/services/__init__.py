@@ -1,6 +1,6 @@
 """Compliance's writes and rules, by topic: persons, self-exclusion, identification, the register, alerts, access."""
 
-from compliance.services.access import access_log_record, persons_pseudonymise
+from compliance.services.access import access_log_record, identity_mismatch_record, persons_pseudonymise
 from compliance.services.alerts import alert_close, alert_review, alerts_evaluate
 from compliance.services.base import GENESIS_HASH, PAYOUT_KINDS, PURCHASE_KINDS, IdentificationRefused, PersonError
 from compliance.services.identification import Identification, identification_check
@@ -43,6 +43,7 @@ __all__ = [
     "alert_review",
     "alerts_evaluate",
     "identification_check",
+    "identity_mismatch_record",
     "person_document_number",
     "person_find",
     "person_find_or_create",

@@ -38,6 +38,21 @@ def access_log_record(
     )
 
 
+def identity_mismatch_record(*, user: User, casino: Casino, person_id: int) -> None:
+    """A personal code or document typed at the desk named a stored person whose details differ (issue 21).
+
+    Written after the refused transaction rolled back: the log keeps who tried which person, not what was typed.
+    """
+    access_log_record(
+        user=user,
+        casino=casino,
+        action=AccessLogEntry.Action.SEARCH,
+        what=f"identification mismatch: person {person_id}",
+        purpose="identification at the cash desk",
+        subject={"kind": "identity_mismatch", "person": person_id},
+    )
+
+
 def _pseudonymise(person: Person, now: dt.datetime) -> None:
     with transaction.atomic():
         Person.objects.filter(pk=person.pk, pseudonymised_at__isnull=True).update(

@@ -5,7 +5,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -13,9 +13,13 @@ from compliance.history import operation_history
 from compliance.models import (
     Alert,
 )
-from compliance.services.base import PAYOUT_KINDS, PURCHASE_KINDS, PersonError
+from compliance.services.base import PAYOUT_KINDS, PURCHASE_KINDS, STRUCTURING_KINDS, PersonError
 from compliance.services.identification import Identification
 from compliance.services.register import CashOperation
+
+# The first key of the transaction-scoped advisory lock under which one casino's operations are checked for
+# structuring across its desks and kiosks (the second is the casino's id).
+_STRUCTURING_LOCK_CLASS = 210_021
 
 
 def _raise_alert(**fields: Any) -> Alert | None:
@@ -117,7 +121,76 @@ def alerts_evaluate(*, operation: CashOperation, identification: Identification 
                 )
                 if alert:
                     raised.append(alert)
+    if (
+        identification is None
+        and operation.kind in STRUCTURING_KINDS
+        and low <= operation.amount <= casino.identity_threshold
+        and (alert := _structuring_across_desks(operation=operation, low=low)) is not None
+    ):
+        raised.append(alert)
     return raised
+
+
+def _structuring_across_desks(*, operation: CashOperation, low: Decimal) -> Alert | None:
+    """Unidentified operations just under the threshold at the casino's desks and kiosks whose sum in the window
+    passes the threshold (issue 21): one alert per window, listing the operations; a later one joins it.
+    """
+    casino = operation.casino
+    window = dt.timedelta(minutes=casino.structuring_window_minutes)
+    if connection.vendor == "postgresql":
+        # Two desks at once would each miss the other's uncommitted operation: one casino's checks take turns,
+        # and each then reads the other's committed one.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_STRUCTURING_LOCK_CLASS, casino.pk])
+    near = operation_history().casino_unidentified_operations(
+        casino=casino, low=low, high=casino.identity_threshold, since=operation.at - window, until=operation.at
+    )
+    total = sum((row["amount"] for row in near), Decimal("0"))
+    if len(near) < 2 or total <= casino.identity_threshold:
+        return None
+    current = (
+        Alert.objects.select_for_update()
+        .filter(casino=casino, kind=Alert.Kind.STRUCTURING_CASINO, created_at__gt=operation.at - window)
+        .exclude(status=Alert.Status.CLOSED)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if current is None:
+        return _raise_alert(
+            casino=casino,
+            kind=Alert.Kind.STRUCTURING_CASINO,
+            gaming_day=casino.gaming_day(operation.at),
+            amount=total,
+            details={
+                "transactions": [row["transaction"] for row in near],
+                "operations": [_listed(row) for row in near],
+                "threshold": str(casino.identity_threshold),
+                "window_minutes": casino.structuring_window_minutes,
+            },
+        )
+    listed = set(current.details.get("transactions", []))
+    joining = [row for row in near if row["transaction"] not in listed]
+    if joining:
+        details = {
+            **current.details,
+            "transactions": [*current.details.get("transactions", []), *(row["transaction"] for row in joining)],
+            "operations": [*current.details.get("operations", []), *(_listed(row) for row in joining)],
+        }
+        amount = (current.amount or Decimal("0")) + sum((row["amount"] for row in joining), Decimal("0"))
+        Alert.objects.filter(pk=current.pk).update(details=details, amount=amount)
+    return None
+
+
+def _listed(row: dict[str, Any]) -> dict[str, str | int]:
+    """One operation as the alert lists it (JSON): what, where, when, how much."""
+    return {
+        "transaction": row["transaction"],
+        "receipt": row["receipt"],
+        "kind": row["kind"],
+        "where": row["where"],
+        "at": row["at"].isoformat(),
+        "amount": str(row["amount"]),
+    }
 
 
 def alert_review(*, alert: Alert, user: User) -> Alert:

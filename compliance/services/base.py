@@ -8,6 +8,9 @@ PURCHASE_KINDS = frozenset({"chips_buy", "ticket_sale", "tokens_buy", "smartcard
 PAYOUT_KINDS = frozenset(
     {"ticket_payout", "receipt_payout", "smartcard_payout", "chips_cashout", "tokens_cashout", "kiosk_payout"}
 )
+# What an unidentified player can split across the desks and kiosks (issue 21): the kinds above, and the notes a
+# kiosk takes in for a ticket (a machine-side operation the desk's books record one by one).
+STRUCTURING_KINDS = PURCHASE_KINDS | PAYOUT_KINDS | frozenset({"kiosk_ticket"})
 
 
 class PersonError(ValueError):

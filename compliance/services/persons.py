@@ -56,6 +56,37 @@ def person_find(
     return None
 
 
+def _new_person_check(
+    *,
+    document_type: str,
+    document_number: str,
+    personal_code: str,
+    given_names: str,
+    surnames: str,
+    date_of_birth: dt.date | None,
+    nationality: str,
+    document_expiry: dt.date | None,
+) -> str:
+    """Whether these details may register a new person: the refusal, in order; else the personal code, compact."""
+    if document_type not in Person.DocumentType.values or not document_number:
+        raise PersonError(_("Enter the identity document's type and number."))
+    if not (given_names.strip() and surnames.strip() and date_of_birth and document_expiry):
+        raise PersonError(
+            _("New person: enter names, date of birth and the document's expiry date as in the document.")
+        )
+    today = timezone.localdate()
+    if not dt.date(today.year - OLDEST_AGE, 1, 1) <= date_of_birth <= today:
+        raise PersonError(
+            _("The date of birth %(born)s cannot be right (in the future or over %(age)s years ago).")
+            % {"born": f"{date_of_birth:%Y-%m-%d}", "age": OLDEST_AGE}
+        )
+    if personal_code.strip():
+        return personal_code_check(personal_code, date_of_birth)
+    if (nationality or "LT").upper() == "LT":
+        raise PersonError(_("Lithuanian citizens are identified with their personal code (asmens kodas)."))
+    return ""
+
+
 def person_find_or_create(
     *,
     document_type: str = "",
@@ -79,24 +110,18 @@ def person_find_or_create(
     if existing is not None:
         return existing
     number = crypto.normalise(document_number)
-    if document_type not in Person.DocumentType.values or not number:
-        raise PersonError(_("Enter the identity document's type and number."))
-    if not (given_names.strip() and surnames.strip() and date_of_birth and document_expiry):
-        raise PersonError(
-            _("New person: enter names, date of birth and the document's expiry date as in the document.")
-        )
-    today = timezone.localdate()
-    if not dt.date(today.year - OLDEST_AGE, 1, 1) <= date_of_birth <= today:
-        raise PersonError(
-            _("The date of birth %(born)s cannot be right (in the future or over %(age)s years ago).")
-            % {"born": f"{date_of_birth:%Y-%m-%d}", "age": OLDEST_AGE}
-        )
+    code = _new_person_check(
+        document_type=document_type,
+        document_number=number,
+        personal_code=personal_code,
+        given_names=given_names,
+        surnames=surnames,
+        date_of_birth=date_of_birth,
+        nationality=nationality,
+        document_expiry=document_expiry,
+    )
+    assert date_of_birth is not None  # the check refuses a new person without one
     nationality = (nationality or "LT").upper()
-    code = ""
-    if personal_code.strip():
-        code = personal_code_check(personal_code, date_of_birth)
-    elif nationality == "LT":
-        raise PersonError(_("Lithuanian citizens are identified with their personal code (asmens kodas)."))
     # A concurrent identification of the same new person may have inserted it first: ON CONFLICT DO NOTHING
     # waits on the unique key for that transaction, then inserts nothing, and the person it wrote is found.
     Person.objects.bulk_create(
@@ -147,7 +172,16 @@ class IdentityDetails:
 
 
 class IdentityMismatch(PersonError):
-    """The personal code or document belongs to a stored person whose name or birth date differ."""
+    """The personal code or document belongs to a stored person whose name or birth date differ.
+
+    `person_id` is that person's, for the personal-data access log (never shown to whoever typed);
+    `as_unknown`: the message is the one the same details would get if no person had that code or document.
+    """
+
+    def __init__(self, message: str, *, person_id: int, as_unknown: bool = False) -> None:
+        super().__init__(message)
+        self.person_id = person_id
+        self.as_unknown = as_unknown
 
 
 def _same_text(typed: str, stored: str) -> bool:
@@ -198,11 +232,27 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
             != person.personal_code_index
         )
     ):
+        # Issue 21: the answer must not tell a known code from an unknown one. Details that could not register
+        # a new person get the refusal an unknown code would get; only a whole document is told it differs.
+        try:
+            _new_person_check(
+                document_type=identity.document_type,
+                document_number=crypto.normalise(identity.document_number),
+                personal_code=identity.personal_code,
+                given_names=identity.given_names,
+                surnames=identity.surnames,
+                date_of_birth=identity.date_of_birth,
+                nationality=identity.nationality,
+                document_expiry=identity.document_expiry,
+            )
+        except PersonError as unknown:
+            raise IdentityMismatch(str(unknown), person_id=person.pk, as_unknown=True) from None
         raise IdentityMismatch(
             _(
                 "This personal code or document is registered to a person with another name or date of birth. "
                 "Check the document; if the stored record is wrong, ask a compliance officer."
-            )
+            ),
+            person_id=person.pk,
         )
     number = crypto.normalise(identity.document_number)
     new_document = (

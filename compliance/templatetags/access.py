@@ -25,6 +25,10 @@ def access_subject(entry: AccessLogEntry) -> str:
     kind = subject.get("kind")
     if kind == "person":
         return _("Person no. %(id)s") % {"id": subject.get("person")}
+    if kind == "identity_mismatch":
+        return _("Identification at the desk with details that differ from person no. %(id)s") % {
+            "id": subject.get("person")
+        }
     if kind == "alerts":
         status = subject.get("status")
         if status in Alert.Status.values:

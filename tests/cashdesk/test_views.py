@@ -200,7 +200,7 @@ PAGES = {
     "/desk/close/": {"cashier"},
     "/desk/handover/": {"cashier"},
     "/floor/receipts/": {"floor"},
-    "/supervisor/": {"supervisor", "compliance"},
+    "/supervisor/": {"supervisor", "compliance", "manager"},  # a manager: the held tickets, to decide late ones
     "/reports/": {"supervisor", "manager"},
 }
 
@@ -249,7 +249,7 @@ ACTIONS = {
     "/desk/ticket/hold/": {"cashier"},
     "/supervisor/transfers/1/approve/": {"supervisor"},
     "/supervisor/reversals/1/approve/": {"supervisor"},
-    "/supervisor/holds/1/decide/": {"supervisor", "compliance"},
+    "/supervisor/holds/1/decide/": {"supervisor", "compliance", "manager"},
     "/supervisor/tickets/1/resolve/": {"supervisor"},
     "/supervisor/tickets/void/": {"supervisor"},
 }

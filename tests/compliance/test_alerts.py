@@ -61,9 +61,10 @@ def test_three_near_threshold_transactions_at_one_desk_within_an_hour(shift, cas
     at = dt.datetime(2026, 12, 2, 12, 0, tzinfo=VILNIUS)
     for minutes in (0, 20):
         _sale(shift, cashier, None, "850.00", at + dt.timedelta(minutes=minutes))
-    assert not Alert.objects.exists()
+    # The pair already passes the threshold: the casino-wide rule has it (test_structuring_across_desks.py).
+    assert not Alert.objects.filter(kind="structuring_desk").exists()
     _sale(shift, cashier, None, "999.00", at + dt.timedelta(minutes=50))
-    alert = Alert.objects.get()
+    alert = Alert.objects.get(kind="structuring_desk")
     assert (alert.kind, alert.desk) == ("structuring_desk", shift.desk)
     assert len(alert.details["transactions"]) == 3
 
@@ -72,7 +73,7 @@ def test_near_threshold_transactions_spread_over_more_than_the_window_are_not_st
     at = dt.datetime(2026, 12, 2, 12, 0, tzinfo=VILNIUS)
     for minutes in (0, 40, 80):
         _sale(shift, cashier, None, "900.00", at + dt.timedelta(minutes=minutes))
-    assert not Alert.objects.exists()
+    assert not Alert.objects.filter(kind="structuring_desk").exists()
 
 
 def test_below_the_band_is_not_structuring(shift, cashier):

@@ -50,10 +50,10 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "kiosk-drop": ("POST", {"floor_attendant", "shift_supervisor"}),
     "kiosk-approve": ("POST", {"shift_supervisor"}),
     "kiosk-cancel": ("POST", {"floor_attendant", "shift_supervisor"}),  # who asked, or a supervisor (per object)
-    "supervisor": ("GET", {"shift_supervisor", "compliance_officer"}),
+    "supervisor": ("GET", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: the held tickets only
     "approve-transfer": ("POST", {"shift_supervisor"}),
     "approve-reversal": ("POST", {"shift_supervisor"}),
-    "decide-hold": ("POST", {"shift_supervisor", "compliance_officer"}),
+    "decide-hold": ("POST", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: past the decision day
     "resolve-stuck": ("POST", {"shift_supervisor"}),
     "void-ticket": ("POST", {"shift_supervisor"}),
     "reprint-voucher": ("POST", {"shift_supervisor"}),
