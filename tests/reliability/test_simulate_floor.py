@@ -6,10 +6,13 @@ reconciliation shows exactly the lost prints and meter jumps the run injected, a
 """
 
 import datetime as dt
+import json
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ from machines.models import Machine
 from tests.factories import MachineFactory
 from tests.reliability.processes import ADMIN_URL, free_port, gunicorn, run, service_env
 from tickets.api.meters import meter_reading_record
+from tickets.management.commands.simulate_floor import Api
 from tickets.models import Ticket
 from tickets.reconciliation import reconcile_day, reconcile_window
 
@@ -95,6 +99,48 @@ def test_without_distinct_on_the_starting_readings_are_the_same(casino, window_f
     expected = _lines(reconcile_window(casino, window_floor["begin"], window_floor["finish"])[0])
     monkeypatch.setattr(connections["default"].features, "can_distinct_on_fields", False)
     assert _lines(reconcile_window(casino, window_floor["begin"], window_floor["finish"])[0]) == expected
+
+
+# --- A machine's retries -------------------------------------------------------------------------------------------
+
+
+class _Busy(BaseHTTPRequestHandler):
+    """Answers 503 `unavailable` (Retry-After: 0) to the first two requests, then 201; remembers each body."""
+
+    bodies: list[bytes] = []
+
+    def do_POST(self) -> None:
+        self.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+        busy = len(self.bodies) <= 2
+        body = b'{"code":"unavailable","detail":"retry"}' if busy else b'{"state":"issued"}'
+        self.send_response(503 if busy else 201)
+        self.send_header("Content-Type", "application/json")
+        if busy:
+            self.send_header("Retry-After", "0")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_machine_retries_a_503_with_the_same_request_id():
+    """The contract's 503 `unavailable` is retried as a machine would, the same request again; the README's
+    fault simulation crashed on the first 503 (the demo's SQLite was busy with the beat's jobs)."""
+    _Busy.bodies = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Busy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = Api(f"http://127.0.0.1:{server.server_address[1]}", "key")
+        status, payload = api.post("tickets/issue", {"amount": "1.00"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (status, payload) == (201, {"state": "issued"})
+    assert len(_Busy.bodies) == 3
+    assert len(set(_Busy.bodies)) == 1  # the same request_id each time
+    assert json.loads(_Busy.bodies[0])["amount"] == "1.00"
 
 
 # --- The simulator against the real server ------------------------------------------------------------------------
