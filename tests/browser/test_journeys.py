@@ -16,8 +16,10 @@ from decimal import Decimal
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import printed_ticket
+from tests.browser.conftest import ON_BOTH_DATABASES, printed_ticket
 from tests.factories import personal_code
+
+pytestmark = ON_BOTH_DATABASES  # and on `make run`'s SQLite: the demo does what production does
 
 MACHINE_KEY = "demo-tor-1001"  # seed_demo's key for machine 1001 of Casino Tornado
 FLOAT = {
@@ -49,7 +51,7 @@ def cashier_day(browser, system):
     """The cashier's shift, step by step with screenshots; what it produced, for the tests that check it."""
     from tests.browser.conftest import ARTIFACTS, Screen
 
-    screen = Screen(browser, system, ARTIFACTS / "cashier_shift")
+    screen = Screen(browser, system, ARTIFACTS / f"cashier_shift-{system.vendor}")
     page = screen.page
     ticket = printed_ticket(system, MACHINE_KEY, "12.345")
     steps: dict[str, str] = {"ticket": ticket}
@@ -171,7 +173,7 @@ def cashier_day(browser, system):
 
         # A machine receipt written by the floor attendant, paid at the desk.
         page.goto(system + "/desk/")
-        floor = Screen(browser, system, ARTIFACTS / "cashier_shift" / "floor")
+        floor = Screen(browser, system, ARTIFACTS / f"cashier_shift-{system.vendor}" / "floor")
         try:
             floor.login("salesdarbuotojas-tor")
             floor.page.fill("#id_asset_number", "1001")
