@@ -8,6 +8,7 @@ reconciliation shows exactly the lost prints and meter jumps the run injected, a
 import datetime as dt
 import json
 import re
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ from django.db import connections
 
 from machines.models import Machine
 from tests.factories import MachineFactory
-from tests.reliability.processes import ADMIN_URL, free_port, gunicorn, run, service_env
+from tests.reliability.processes import ADMIN_URL, ROOT, free_port, gunicorn, run, service_env, wait_for_port
 from tickets.api.meters import meter_reading_record
 from tickets.management.commands.simulate_floor import Api
 from tickets.models import Ticket
@@ -317,3 +318,73 @@ def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(ser
     assert books["unmatched"] == 0
     assert books["printed"] == day["printed"] + again["printed"]
     assert "Traceback" not in server["log"].read_text()
+
+
+# --- `make run` and `make simulate --faults`, ten runs in a row -----------------------------------------------------
+
+SEEDS = range(1, 11)
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The demo as `make run` has it: an SQLite file made by migrate + seed_demo, runserver, and a Celery worker
+    with the beat on the filesystem broker, all on that file. The beat's heartbeat every second keeps its jobs
+    writing beside the machines' requests (the README's fault simulation crashed on the lock once in three)."""
+    env = service_env(
+        CASINO_DEMO="1",
+        DEBUG="1",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'casino_office.sqlite3'}",
+        CASINO_VAR_DIR=str(tmp_path / "var"),
+        CELERY_BROKER_URL="filesystem://",
+        HEARTBEAT_SECONDS="1",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LANGUAGE_CODE="en",
+    )
+    for command in (["migrate", "--noinput", "-v0"], ["seed_demo"]):
+        run([sys.executable, "manage.py", *command], env=env)
+    port = free_port()
+    worker_log, server_log = tmp_path / "worker.log", tmp_path / "runserver.log"
+    with worker_log.open("w") as sink:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "casino_office", "worker", "--beat", "--pool=solo", "-l", "INFO"],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    with server_log.open("w") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for_port(port, seconds=60)
+        yield {"url": f"http://127.0.0.1:{port}", "env": env, "worker": worker, "logs": (worker_log, server_log)}
+        assert server.poll() is None, "runserver died"
+        assert worker.poll() is None, "the worker died"
+    finally:
+        for process in (server, worker):
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.mark.slow
+def test_the_demo_simulates_a_floor_with_faults_ten_runs_in_a_row_on_sqlite(demo):
+    for seed in SEEDS:
+        command = [
+            *(sys.executable, "manage.py", "simulate_floor", "--url", demo["url"], "--faults", "--seed", str(seed)),
+            *("--machines", "2", "--kiosks", "2", "--minutes", "12", "--pace", "0.05"),
+        ]
+        result = run(command, env=demo["env"], check=False)
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, (seed, output[-3000:])
+        assert "Result: the differences are exactly the 3 injected faults" in output, (seed, output[-3000:])
+    worker_log, server_log = demo["logs"]
+    assert "ops.heartbeat" in worker_log.read_text()  # the beat's jobs ran beside the machines
+    assert "Traceback" not in server_log.read_text()
