@@ -30,6 +30,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        # Undone last when the migration is reversed: the triggers back after the old constraint's rebuild.
+        migrations.RunPython(migrations.RunPython.noop, sqlite_append_only_again, elidable=False),
         migrations.RemoveConstraint(
             model_name='shiftcountline',
             name='shiftcountline_variance_exact',
