@@ -120,8 +120,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     _prepare = env_int("DATABASE_PREPARE_THRESHOLD", 5, minimum=0)
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare or None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # SQLite serialises writers; wait for the lock instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # The demo's SQLite serves the web server, the worker and the beat at once. SQLite serialises writers:
+    # wait for the lock (timeout, s) instead of failing; the write-ahead log lets readers go on beside the
+    # writer; and a transaction takes the write lock when it begins (IMMEDIATE): two that read and then write
+    # would otherwise deadlock, which SQLite answers with "database is locked" at once, whatever the timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=20,
+        transaction_mode="IMMEDIATE",
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -150,6 +150,64 @@ def test_manage_py_without_django_says_how_to_run_it(tmp_path):
     ]
 
 
+# Two demo processes (the web server and the beat's jobs) each read, then write, in a transaction of their own.
+SQLITE_TWO_WRITERS = """
+import threading
+from django.db import connection, transaction
+
+with connection.cursor() as cursor:
+    cursor.execute("CREATE TABLE lock_probe (n integer)")
+    cursor.execute("PRAGMA journal_mode")
+    print("journal", cursor.fetchone()[0])
+first_read, second_read = threading.Event(), threading.Event()
+errors = []
+
+def writer(first):
+    try:
+        if not first:
+            first_read.wait(5)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM lock_probe")
+            (first_read if first else second_read).set()
+            if first:
+                second_read.wait(1)
+            cursor.execute("INSERT INTO lock_probe VALUES (1)")
+    except Exception as error:
+        errors.append(str(error))
+    finally:
+        connection.close()
+
+threads = [threading.Thread(target=writer, args=(first,)) for first in (True, False)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+with connection.cursor() as cursor:
+    cursor.execute("SELECT count(*) FROM lock_probe")
+    print("rows", cursor.fetchone()[0], "errors", errors)
+"""
+
+
+def test_the_demo_sqlite_waits_for_a_lock_instead_of_failing(tmp_path):
+    """`make run`'s SQLite: write-ahead log (readers never block the writer) and transactions that take the write
+    lock when they begin, so a second writer waits its turn. With SQLite's default (a transaction takes the lock
+    at its first write), two transactions that read and then write deadlock, and SQLite fails one at once with
+    "database is locked", whatever the busy timeout: the README's fault simulation crashed so, the beat's jobs
+    writing beside the machines' requests."""
+    result = _manage(
+        {
+            "CASINO_DEMO": "1",
+            "CASINO_VAR_DIR": str(tmp_path / "var"),
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        },
+        "shell",
+        "-c",
+        SQLITE_TWO_WRITERS,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.splitlines()[-2:] == ["journal wal", "rows 2 errors []"], result.stdout
+
+
 def lines_added_to(contract: str, shipped: str) -> list[str]:
     """The lines `shipped` adds to `contract`, if every line of `contract` is in `shipped`, in order.
 

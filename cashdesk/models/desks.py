@@ -5,9 +5,11 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import Item
+from casino_office.constraints import in_cents
 from machines.models import Casino
 
 
@@ -183,8 +185,10 @@ class ShiftCountLine(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["count", "item"], name="shiftcountline_one_per_item"),
             models.CheckConstraint(condition=Q(counted_amount__gte=0), name="shiftcountline_counted_not_negative"),
+            # In whole cents, exact on SQLite too (casino_office.constraints).
             models.CheckConstraint(
-                condition=Q(variance=F("counted_amount") - F("expected_amount")), name="shiftcountline_variance_exact"
+                condition=Exact(in_cents("variance"), in_cents("counted_amount") - in_cents("expected_amount")),
+                name="shiftcountline_variance_exact",
             ),
         ]
 

@@ -1,12 +1,16 @@
 """The browser suite: the real system (gunicorn with deploy/gunicorn.conf.py, a database of its own, the demo
 casinos) driven by Playwright in Debian's headless Chromium. Screenshots of every step go to
 test-artifacts/browser/<test>/.
+
+The system runs on PostgreSQL; a module that also runs on `make run`'s SQLite (a file made by `migrate` and
+`seed_demo` with CASINO_DEMO=1) says so with `ON_BOTH_DATABASES`, and its tests run once on each.
 """
 
 import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +18,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +65,7 @@ def is_csp_violation(text: str) -> bool:
     return "Content Security Policy" in text or "Content-Security-Policy" in text or text.startswith("Refused to")
 
 
-def _system_env(database_url: str) -> dict[str, str]:
+def system_env(database_url: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key != "LANGUAGE_CODE"}  # the casinos' default: lt
     env.update(
         CASINO_DEMO="1",
@@ -74,25 +79,79 @@ def _system_env(database_url: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
-def system() -> Iterator[str]:
-    """Migrate a fresh database, load the demo casinos, serve it with gunicorn; yield the base URL."""
+POSTGRESQL_URL = f"postgres://postgres@127.0.0.1:5432/{DATABASE}"
+SQLITE_FILE = ARTIFACTS.parent / f"{ARTIFACTS.name}-sqlite" / "casino_office.sqlite3"
+# The modules whose tests run on both: `pytestmark = ON_BOTH_DATABASES`.
+ON_BOTH_DATABASES = pytest.mark.parametrize("system", ["postgresql", "sqlite"], indirect=True, scope="module")
+
+
+class System(str):
+    """The served system's base URL (a str, as the tests use it), with the database it runs on."""
+
+    database_url: str
+
+    def __new__(cls, base: str, database_url: str) -> "System":
+        served = super().__new__(cls, base)
+        served.database_url = database_url
+        return served
+
+    @property
+    def vendor(self) -> str:
+        return "sqlite" if self.database_url.startswith("sqlite:") else "postgresql"
+
+    def sql(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a query (`%s` placeholders) read straight from the system's database, not through its code."""
+        if self.vendor == "sqlite":
+            with closing(sqlite3.connect(SQLITE_FILE)) as connection:
+                return connection.execute(query.replace("%s", "?"), params).fetchall()
+        with psycopg.connect(self.database_url) as connection:
+            return connection.execute(query, params).fetchall()
+
+
+def _serve(env: dict[str, str]) -> Iterator[str]:
+    """Migrate the (fresh) database, load the demo casinos, serve it with gunicorn; yield the base URL."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium (.ci/run does)")
+    for command in (["migrate", "--noinput"], ["seed_demo"]):
+        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
+    port = free_port()
+    with gunicorn(env, port, workers=2) as server:
+        yield f"http://127.0.0.1:{port}"
+        assert server.poll() is None, "gunicorn died during the browser tests"
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """The screenshots' folder, emptied once per run."""
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def postgresql_system(artifacts: Path) -> Iterator[System]:
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
         admin.execute(f"CREATE DATABASE {DATABASE}")
-    env = _system_env(f"postgres://postgres@127.0.0.1:5432/{DATABASE}")
-    for command in (["migrate", "--noinput"], ["seed_demo"]):
-        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
-    shutil.rmtree(ARTIFACTS, ignore_errors=True)
-    port = free_port()
-    with gunicorn(env, port, workers=2) as server:
-        base = f"http://127.0.0.1:{port}"
-        yield base
-        assert server.poll() is None, "gunicorn died during the browser tests"
+    for base in _serve(system_env(POSTGRESQL_URL)):
+        yield System(base, POSTGRESQL_URL)
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def sqlite_system(artifacts: Path) -> Iterator[System]:
+    """The demo as `make run` has it: an SQLite file made by `migrate` and `seed_demo` with CASINO_DEMO=1."""
+    shutil.rmtree(SQLITE_FILE.parent, ignore_errors=True)
+    SQLITE_FILE.parent.mkdir(parents=True)
+    url = f"sqlite:///{SQLITE_FILE}"
+    for base in _serve(system_env(url)):
+        yield System(base, url)
+
+
+@pytest.fixture(scope="module")
+def system(request: pytest.FixtureRequest) -> System:
+    """The system under test: on PostgreSQL, or on the database a module's parameter names (ON_BOTH_DATABASES)."""
+    return request.getfixturevalue(f"{getattr(request, 'param', 'postgresql')}_system")  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="session")
@@ -143,7 +202,7 @@ class Screen:
         if "/accounts/second-factor/" in self.page.url:  # supervisors, compliance officers, managers
             self.shot("second-factor")
             self.assert_lithuanian()
-            self.page.fill("#id_code", totp_code(username))
+            self.page.fill("#id_code", totp_code(username, self.base))
             self.page.click("main button[type=submit]")
             self.page.wait_for_load_state()
 
@@ -209,19 +268,19 @@ def screens(browser: Any, system: str, request: pytest.FixtureRequest) -> Iterat
         screen.close()
 
 
-def totp_code(username: str) -> str:
+def totp_code(username: str, system: str | None = None) -> str:
     """The code the member of staff's authenticator app shows now: from their TOTP device's key in the database
-    (made when the second-factor page first showed them its QR code)."""
+    (made when the second-factor page first showed them its QR code); the system's, PostgreSQL's by default."""
     from django_otp.oath import hotp
 
-    with psycopg.connect(f"postgres://postgres@127.0.0.1:5432/{DATABASE}") as connection:
-        row = connection.execute(
-            "SELECT d.key, d.last_t FROM otp_totp_totpdevice d JOIN auth_user u ON u.id = d.user_id"
-            " WHERE u.username = %s ORDER BY d.confirmed DESC, d.id LIMIT 1",
-            (username,),
-        ).fetchone()
-    assert row is not None, f"no TOTP device for {username}"
-    key, last_t = row
+    served = system if isinstance(system, System) else System("", POSTGRESQL_URL)
+    rows = served.sql(
+        "SELECT d.key, d.last_t FROM otp_totp_totpdevice d JOIN auth_user u ON u.id = d.user_id"
+        " WHERE u.username = %s ORDER BY d.confirmed DESC, d.id LIMIT 1",
+        (username,),
+    )
+    assert rows, f"no TOTP device for {username}"
+    key, last_t = rows[0]
     step = max(int(time.time()) // 30, last_t + 1)  # a code is accepted once: the next step's if this one was used
     return f"{hotp(bytes.fromhex(key), step):06d}"
 

@@ -16,8 +16,10 @@ from decimal import Decimal
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import printed_ticket
+from tests.browser.conftest import ON_BOTH_DATABASES, printed_ticket
 from tests.factories import personal_code
+
+pytestmark = ON_BOTH_DATABASES  # and on `make run`'s SQLite: the demo does what production does
 
 MACHINE_KEY = "demo-tor-1001"  # seed_demo's key for machine 1001 of Casino Tornado
 FLOAT = {
@@ -49,7 +51,7 @@ def cashier_day(browser, system):
     """The cashier's shift, step by step with screenshots; what it produced, for the tests that check it."""
     from tests.browser.conftest import ARTIFACTS, Screen
 
-    screen = Screen(browser, system, ARTIFACTS / "cashier_shift")
+    screen = Screen(browser, system, ARTIFACTS / f"cashier_shift-{system.vendor}")
     page = screen.page
     ticket = printed_ticket(system, MACHINE_KEY, "12.345")
     steps: dict[str, str] = {"ticket": ticket}
@@ -130,7 +132,8 @@ def cashier_day(browser, system):
         screen.shot("ticket-paid-twice-refused")
 
         page.goto(system + "/desk/")
-        page.click("text=Parduoti bilietą")
+        with page.expect_navigation():  # a link: its page loaded (and focused) before the focus is read
+            page.click("text=Parduoti bilietą")
         assert page.evaluate("document.activeElement.id") == "id_amount"  # the amount first
         for field in PERSON_FIELDS:
             expect(page.locator(f"#id_{field}")).to_be_hidden()
@@ -171,7 +174,7 @@ def cashier_day(browser, system):
 
         # A machine receipt written by the floor attendant, paid at the desk.
         page.goto(system + "/desk/")
-        floor = Screen(browser, system, ARTIFACTS / "cashier_shift" / "floor")
+        floor = Screen(browser, system, ARTIFACTS / f"cashier_shift-{system.vendor}" / "floor")
         try:
             floor.login("salesdarbuotojas-tor")
             floor.page.fill("#id_asset_number", "1001")
@@ -281,7 +284,7 @@ def test_a_floor_attendant_cannot_reach_the_payout_page(screens, system):
     assert refused.status == 403
 
 
-def test_a_supervisor_counts_the_vault_into_the_books(screens):
+def test_a_supervisor_counts_the_vault_into_the_books(screens, system):
     screen = screens("supervisor")
     page = screen.page
     screen.login("pamainosvadove-tor")
@@ -292,15 +295,11 @@ def test_a_supervisor_counts_the_vault_into_the_books(screens):
     screen.assert_lithuanian()
     screen.shot("vault-before-count")
     # seed_demo counted the vault in and filled its kiosks from it: the supervisor finds what the books say.
-    import psycopg
-
-    from tests.browser.conftest import DATABASE
-
-    with psycopg.connect(f"postgres://postgres@127.0.0.1:5432/{DATABASE}") as connection:
-        (held,) = connection.execute(
-            "SELECT coalesce(sum(l.amount), 0) FROM cashdesk_leg l JOIN cashdesk_cashdesk d ON d.id = l.desk_id "
-            "JOIN machines_casino c ON c.id = d.casino_id WHERE d.kind = 'vault' AND c.code = 'TOR' AND l.item = 'cash'"
-        ).fetchone()
+    ((total,),) = system.sql(
+        "SELECT coalesce(sum(l.amount), 0) FROM cashdesk_leg l JOIN cashdesk_cashdesk d ON d.id = l.desk_id "
+        "JOIN machines_casino c ON c.id = d.casino_id WHERE d.kind = 'vault' AND c.code = 'TOR' AND l.item = 'cash'"
+    )
+    held = Decimal(str(total)).quantize(Decimal("0.01"))  # SQLite sums in floating point
     page.fill("#id_cash", f"{held:.2f}")
     page.click("main form button[type=submit]")
     page.wait_for_load_state()
@@ -311,20 +310,13 @@ def test_a_supervisor_counts_the_vault_into_the_books(screens):
     screen.shot("vault-counted")
 
 
-def test_a_supervisor_reprints_a_desk_ticket_as_a_copy(cashier_day, screens):
+def test_a_supervisor_reprints_a_desk_ticket_as_a_copy(cashier_day, screens, system):
     """The voucher the cashier sold, after her shift closed: only a supervisor's copy, with a reason, recorded."""
-    import psycopg
-
-    from tests.browser.conftest import DATABASE
-
-    url = f"postgres://postgres@127.0.0.1:5432/{DATABASE}"
-    with psycopg.connect(url) as connection:
-        row = connection.execute(
-            "SELECT id, validation_number FROM tickets_ticket"
-            " WHERE issuing_desk_id IS NOT NULL ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-    assert row is not None
-    ticket_id, number = row
+    rows = system.sql(
+        "SELECT id, validation_number FROM tickets_ticket WHERE issuing_desk_id IS NOT NULL ORDER BY id DESC LIMIT 1"
+    )
+    assert rows
+    ticket_id, number = rows[0]
     screen = screens("supervisor")
     page = screen.page
     screen.login("pamainosvadove-tor")
@@ -340,12 +332,11 @@ def test_a_supervisor_reprints_a_desk_ticket_as_a_copy(cashier_day, screens):
     copy.wait_for_load_state()
     screen.shot("reprint-opened")
     copy.close()
-    with psycopg.connect(url) as connection:
-        event = connection.execute(
-            "SELECT e.reason, u.username FROM tickets_ticketevent e JOIN auth_user u ON u.id = e.user_id"
-            " WHERE e.ticket_id = %s AND e.kind = 'reprinted'",
-            (ticket_id,),
-        ).fetchall()
+    event = system.sql(
+        "SELECT e.reason, u.username FROM tickets_ticketevent e JOIN auth_user u ON u.id = e.user_id"
+        " WHERE e.ticket_id = %s AND e.kind = 'reprinted'",
+        (ticket_id,),
+    )
     assert event == [("Užstrigo spausdintuvas", "pamainosvadove-tor")]
 
 

@@ -6,10 +6,14 @@ reconciliation shows exactly the lost prints and meter jumps the run injected, a
 """
 
 import datetime as dt
+import json
 import re
+import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +23,9 @@ from django.db import connections
 
 from machines.models import Machine
 from tests.factories import MachineFactory
-from tests.reliability.processes import ADMIN_URL, free_port, gunicorn, run, service_env
+from tests.reliability.processes import ADMIN_URL, ROOT, free_port, gunicorn, run, service_env, wait_for_port
 from tickets.api.meters import meter_reading_record
+from tickets.management.commands.simulate_floor import Api
 from tickets.models import Ticket
 from tickets.reconciliation import reconcile_day, reconcile_window
 
@@ -95,6 +100,48 @@ def test_without_distinct_on_the_starting_readings_are_the_same(casino, window_f
     expected = _lines(reconcile_window(casino, window_floor["begin"], window_floor["finish"])[0])
     monkeypatch.setattr(connections["default"].features, "can_distinct_on_fields", False)
     assert _lines(reconcile_window(casino, window_floor["begin"], window_floor["finish"])[0]) == expected
+
+
+# --- A machine's retries -------------------------------------------------------------------------------------------
+
+
+class _Busy(BaseHTTPRequestHandler):
+    """Answers 503 `unavailable` (Retry-After: 0) to the first two requests, then 201; remembers each body."""
+
+    bodies: list[bytes] = []
+
+    def do_POST(self) -> None:
+        self.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+        busy = len(self.bodies) <= 2
+        body = b'{"code":"unavailable","detail":"retry"}' if busy else b'{"state":"issued"}'
+        self.send_response(503 if busy else 201)
+        self.send_header("Content-Type", "application/json")
+        if busy:
+            self.send_header("Retry-After", "0")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_machine_retries_a_503_with_the_same_request_id():
+    """The contract's 503 `unavailable` is retried as a machine would, the same request again; the README's
+    fault simulation crashed on the first 503 (the demo's SQLite was busy with the beat's jobs)."""
+    _Busy.bodies = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Busy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = Api(f"http://127.0.0.1:{server.server_address[1]}", "key")
+        status, payload = api.post("tickets/issue", {"amount": "1.00"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (status, payload) == (201, {"state": "issued"})
+    assert len(_Busy.bodies) == 3
+    assert len(set(_Busy.bodies)) == 1  # the same request_id each time
+    assert json.loads(_Busy.bodies[0])["amount"] == "1.00"
 
 
 # --- The simulator against the real server ------------------------------------------------------------------------
@@ -271,3 +318,73 @@ def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(ser
     assert books["unmatched"] == 0
     assert books["printed"] == day["printed"] + again["printed"]
     assert "Traceback" not in server["log"].read_text()
+
+
+# --- `make run` and `make simulate --faults`, ten runs in a row -----------------------------------------------------
+
+SEEDS = range(1, 11)
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The demo as `make run` has it: an SQLite file made by migrate + seed_demo, runserver, and a Celery worker
+    with the beat on the filesystem broker, all on that file. The beat's heartbeat every second keeps its jobs
+    writing beside the machines' requests (the README's fault simulation crashed on the lock once in three)."""
+    env = service_env(
+        CASINO_DEMO="1",
+        DEBUG="1",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'casino_office.sqlite3'}",
+        CASINO_VAR_DIR=str(tmp_path / "var"),
+        CELERY_BROKER_URL="filesystem://",
+        HEARTBEAT_SECONDS="1",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LANGUAGE_CODE="en",
+    )
+    for command in (["migrate", "--noinput", "-v0"], ["seed_demo"]):
+        run([sys.executable, "manage.py", *command], env=env)
+    port = free_port()
+    worker_log, server_log = tmp_path / "worker.log", tmp_path / "runserver.log"
+    with worker_log.open("w") as sink:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "casino_office", "worker", "--beat", "--pool=solo", "-l", "INFO"],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    with server_log.open("w") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for_port(port, seconds=60)
+        yield {"url": f"http://127.0.0.1:{port}", "env": env, "worker": worker, "logs": (worker_log, server_log)}
+        assert server.poll() is None, "runserver died"
+        assert worker.poll() is None, "the worker died"
+    finally:
+        for process in (server, worker):
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.mark.slow
+def test_the_demo_simulates_a_floor_with_faults_ten_runs_in_a_row_on_sqlite(demo):
+    for seed in SEEDS:
+        command = [
+            *(sys.executable, "manage.py", "simulate_floor", "--url", demo["url"], "--faults", "--seed", str(seed)),
+            *("--machines", "2", "--kiosks", "2", "--minutes", "12", "--pace", "0.05"),
+        ]
+        result = run(command, env=demo["env"], check=False)
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, (seed, output[-3000:])
+        assert "Result: the differences are exactly the 3 injected faults" in output, (seed, output[-3000:])
+    worker_log, server_log = demo["logs"]
+    assert "ops.heartbeat" in worker_log.read_text()  # the beat's jobs ran beside the machines
+    assert "Traceback" not in server_log.read_text()

@@ -79,8 +79,13 @@ class ApiError(CommandError):
     pass
 
 
+ATTEMPTS = 8  # a request's tries before the simulation gives up on the server
+RETRY_AFTER_MAX = 5.0  # seconds: the longest pause a 503's Retry-After is obeyed for
+
+
 class Api:
-    """One machine's view of the API: JSON in and out, retried with the same request_id when the line drops."""
+    """One machine's view of the API: JSON in and out, retried with the same request_id when the line drops or
+    the server answers 503 `unavailable` (the contract: machines retry until they get an answer)."""
 
     def __init__(self, base_url: str, key: str) -> None:
         if not base_url.startswith(("http://", "https://")):
@@ -93,7 +98,7 @@ class Api:
         headers = {"Authorization": f"Bearer {self.key}", "Accept": "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json"
-        for attempt in range(5):
+        for attempt in range(ATTEMPTS):
             # The scheme is checked in __init__ (http or https only).
             request = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)  # noqa: S310
             try:
@@ -101,16 +106,28 @@ class Api:
                     return response.status, json.loads(response.read() or b"{}")
             except urllib.error.HTTPError as error:
                 raw = error.read()
+                if error.code == 503 and attempt < ATTEMPTS - 1:
+                    # `unavailable` (the database is out of reach or busy): the same request again, after a pause.
+                    time.sleep(self._pause(error.headers.get("Retry-After"), attempt))
+                    continue
                 try:
                     payload = json.loads(raw or b"{}")
                 except ValueError:
                     payload = {"code": "not_json", "detail": raw[:200].decode(errors="replace")}
                 return error.code, payload if isinstance(payload, dict) else {"detail": payload}
             except (urllib.error.URLError, OSError) as error:
-                if attempt == 4:
+                if attempt == ATTEMPTS - 1:
                     raise ApiError(f"{method} {path}: no answer from {self.base} ({error})") from error
-                time.sleep(0.5 * (attempt + 1))
+                time.sleep(self._pause(None, attempt))
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _pause(retry_after: str | None, attempt: int) -> float:
+        """The server's Retry-After in seconds (capped), else a pause growing with each attempt."""
+        try:
+            return min(max(float(retry_after or ""), 0.0), RETRY_AFTER_MAX)
+        except ValueError:
+            return min(0.5 * (attempt + 1), RETRY_AFTER_MAX)
 
     def post(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return self.call("POST", path, {"request_id": uuid.uuid4().hex, **body})
