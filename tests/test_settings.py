@@ -174,6 +174,11 @@ CONTRACT_ADDITIONS = [
     "- A rotated or revoked key is refused from the next request on, and a",
     "  machine taken out of service or out of the ticket system likewise: the key",
     "  and the machine are read from the database on every request, never cached.",
+    # issue 21: a ticket is whole credits of its machine
+    "- A ticket's amount (`issue`, the offline report) is a whole number of the",
+    '  machine\'s credits (its credit value, 0.01 EUR, 0.001 EUR, ...): `"2.005"` from',
+    "  a machine of 0.01 EUR credits is `422`, code `amount_not_in_credits`. A",
+    "  handpay is no ticket: its amount is not bound to the credit.",
     "| 409 | `not_cashable` | kiosks only (v1.1): a `promo` ticket |",
     "| 409 | `over_kiosk_limit` | kiosks only (v1.1): the amount is above the casino's kiosk limit |",
     "| 409 | `kiosk_empty` | kiosks only (v1.1): the kiosk's cash in the books is less than the payout |",

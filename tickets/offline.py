@@ -19,7 +19,7 @@ from tickets.kiosks import kiosk_cash, kiosk_issue_refusal
 from tickets.models import ReservedNumber, Ticket, TicketEventKind, TicketState, TicketType
 from tickets.money import MILL
 from tickets.numbers import generate_validation_number
-from tickets.services import claim_number, record_ticket_event, ticket_expiry_for
+from tickets.services import claim_number, record_ticket_event, ticket_amount_in_credits, ticket_expiry_for
 
 _NUMBER_ATTEMPTS = 8
 # How far ahead of the host's clock a machine's printed_at may be (machine-api.md v1.1).
@@ -97,6 +97,7 @@ def ticket_report_offline(
     casino = machine.casino
     if amount <= 0 or amount != amount.quantize(MILL):
         raise TicketRefused("invalid_amount", "The amount must be greater than zero with at most three decimals.")
+    ticket_amount_in_credits(machine=machine, amount=amount)
     if amount > casino.max_ticket_amount:
         raise TicketRefused(
             "over_limit", f"The amount is above the casino's ticket maximum of {casino.max_ticket_amount} EUR."

@@ -33,7 +33,7 @@ from tickets.models import (
     TicketState,
     TicketType,
 )
-from tickets.money import MILL, cash_payout
+from tickets.money import MILL, cash_payout, format_amount
 from tickets.numbers import generate_validation_number
 
 _NUMBER_ATTEMPTS = 8
@@ -137,11 +137,26 @@ def lookup_failure_record(*, machine: Machine, presented_number: str, code: str)
         machine.lookups_blocked_until = until
 
 
+def ticket_amount_in_credits(*, machine: Machine, amount: Decimal) -> None:
+    """A machine's ticket is a whole number of its credits (machine-api.md, addition).
+
+    Casino rules §1.7: the amount printed must match the credits the machine counted; 2.005 EUR is no
+    number of 0.01 EUR credits. Handpays are not tickets and keep their own rule (cashdesk.services.handpays).
+    """
+    credit = machine.credit_value
+    if amount % credit != 0:
+        raise TicketRefused(
+            "amount_not_in_credits",
+            f"The amount must be a whole number of this machine's {format_amount(credit)} EUR credits.",
+        )
+
+
 def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request_id: str) -> Ticket:
     """Cashout step 1: reserve a validation number for a ticket the machine is about to print."""
     casino = machine.casino
     if amount <= 0 or amount != amount.quantize(MILL):
         raise TicketRefused("invalid_amount", "The amount must be greater than zero with at most three decimals.")
+    ticket_amount_in_credits(machine=machine, amount=amount)
     if amount > casino.max_ticket_amount:
         raise TicketRefused(
             "over_limit", f"The amount is above the casino's ticket maximum of {casino.max_ticket_amount} EUR."

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import printed_ticket
 from tests.factories import personal_code
 
-MACHINE_KEY = "demo-tor-1001"  # seed_demo's key for machine 1001 of Casino Tornado
+MACHINE_KEY = "demo-tor-1002"  # seed_demo's key for machine 1002 of Casino Tornado (0.001 EUR credits)
 FLOAT = {
     "cash": "5000.00",
     "chip_500": "10",

@@ -32,7 +32,7 @@ from tickets.models import TicketType
 from tickets.money import InvalidAmount, parse_amount
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 
-_INPUT_CODES = frozenset({"invalid_amount", "over_limit", "invalid_number", "invalid_request"})
+_INPUT_CODES = frozenset({"invalid_amount", "amount_not_in_credits", "over_limit", "invalid_number", "invalid_request"})
 _MAX_SEQUENCE = 2_147_483_647  # the column's range
 
 

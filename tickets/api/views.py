@@ -44,6 +44,7 @@ from tickets.numbers import InvalidValidationNumber, display_validation_number, 
 _STATUS_BY_CODE = {
     "not_found": 404,
     "invalid_amount": 422,
+    "amount_not_in_credits": 422,
     "over_limit": 422,
     "invalid_number": 422,
     "invalid_request": 422,
