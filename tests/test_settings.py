@@ -182,6 +182,11 @@ CONTRACT_ADDITIONS = [
     "| 409 | `not_cashable` | kiosks only (v1.1): a `promo` ticket |",
     "| 409 | `over_kiosk_limit` | kiosks only (v1.1): the amount is above the casino's kiosk limit |",
     "| 409 | `kiosk_empty` | kiosks only (v1.1): the kiosk's cash in the books is less than the payout |",
+    # issue 21: the sequence wraps
+    "`sequence` is an integer from 0 to 2147483647. A machine's ticket sequence",
+    "(the host's in `issue`, and one it reports here) wraps back to 1 after",
+    "2147483647, as SAS and G2S ticket sequence numbers wrap; a number that one of",
+    "the machine's tickets already has is passed over for the next free one.",
 ]
 
 

@@ -169,13 +169,7 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
     with _no_savepoint():
         # The machine row lock serialises this machine's issues, so its
         # sequence numbers have no gaps and no duplicates.
-        with rawsql.cursor() as cursor:
-            cursor.execute(
-                'UPDATE "machines_machine" SET "last_ticket_sequence" = "last_ticket_sequence" + 1 WHERE "id" = %s '
-                'RETURNING "last_ticket_sequence"',
-                [machine.pk],
-            )
-            (sequence,) = cursor.fetchone()
+        sequence = machine_next_sequence(machine_id=machine.pk)
         ticket = create_ticket_with_fresh_number(
             casino=casino,
             issuing_machine=machine,
@@ -188,6 +182,47 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
         )
         record_ticket_event(ticket, TicketEventKind.ISSUED, at=now, machine=machine, request_id=request_id)
     return ticket
+
+
+# The sequence columns' range (PostgreSQL integer). Past it a machine's ticket sequence wraps back to 1, as SAS and
+# G2S ticket sequence numbers wrap (machine-api.md, addition): a machine that reports an offline ticket at the
+# maximum must not have every later issue fail.
+MAX_TICKET_SEQUENCE = 2_147_483_647
+# One statement on the hot path: the counter moves on (its UPDATE takes the machine's row lock) and says whether one
+# of the machine's tickets has that number already, which only happens after a wrap or an offline ticket's own.
+_NEXT_SEQUENCE_SQL = (
+    'UPDATE "machines_machine" SET "last_ticket_sequence" = CASE WHEN "last_ticket_sequence" >= %s THEN 1 '
+    'ELSE "last_ticket_sequence" + 1 END WHERE "id" = %s RETURNING "last_ticket_sequence", EXISTS (SELECT 1 FROM '
+    '"tickets_ticket" t WHERE t."issuing_machine_id" = "machines_machine"."id" '
+    'AND t."sequence" = "machines_machine"."last_ticket_sequence")'
+)
+# The lowest sequence from a start on that none of the machine's tickets has: the start, or one past a taken one.
+_FIRST_FREE_SEQUENCE_SQL = """
+SELECT MIN(c.s) FROM (
+    SELECT %s AS s
+    UNION ALL
+    SELECT t."sequence" + 1 FROM "tickets_ticket" t
+    WHERE t."issuing_machine_id" = %s AND t."sequence" >= %s AND t."sequence" < %s
+) c
+WHERE NOT EXISTS (SELECT 1 FROM "tickets_ticket" u WHERE u."issuing_machine_id" = %s AND u."sequence" = c.s)
+"""
+
+
+def machine_next_sequence(*, machine_id: int) -> int:
+    """The machine's next ticket sequence, under its row lock: wrapped after the maximum, never one it has."""
+    with rawsql.cursor() as cursor:
+        cursor.execute(_NEXT_SEQUENCE_SQL, [MAX_TICKET_SEQUENCE, machine_id])
+        sequence, taken = cursor.fetchone()
+    if not taken:
+        return int(sequence)
+    for start in (sequence, 1):
+        with connection.cursor() as cursor:
+            cursor.execute(_FIRST_FREE_SEQUENCE_SQL, [start, machine_id, start, MAX_TICKET_SEQUENCE, machine_id])
+            (free,) = cursor.fetchone()
+        if free is not None and free <= MAX_TICKET_SEQUENCE:
+            Machine.objects.filter(pk=machine_id).update(last_ticket_sequence=free)
+            return int(free)
+    raise RuntimeError("every ticket sequence of this machine is taken")  # pragma: no cover - 2^31 tickets
 
 
 # The first key of the transaction-scoped advisory locks on validation numbers (the second is the number's hash).

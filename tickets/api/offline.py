@@ -31,9 +31,10 @@ from tickets.exceptions import TicketError
 from tickets.models import TicketType
 from tickets.money import InvalidAmount, parse_amount
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.services import MAX_TICKET_SEQUENCE
 
 _INPUT_CODES = frozenset({"invalid_amount", "amount_not_in_credits", "over_limit", "invalid_number", "invalid_request"})
-_MAX_SEQUENCE = 2_147_483_647  # the column's range
+_MAX_SEQUENCE = MAX_TICKET_SEQUENCE  # the column's range; the host's counter wraps past it
 
 
 def _integer(body: dict[str, Any], name: str, *, minimum: int, maximum: int, default: int | None = None) -> int:
