@@ -179,6 +179,12 @@ CONTRACT_ADDITIONS = [
     '  machine\'s credits (its credit value, 0.01 EUR, 0.001 EUR, ...): `"2.005"` from',
     "  a machine of 0.01 EUR credits is `422`, code `amount_not_in_credits`. A",
     "  handpay is no ticket: its amount is not bound to the credit.",
+    # issue 21: one reading of a body, whoever reads it
+    "A body that is not JSON, or in which an object names the same key twice",
+    '(`{"amount": "1.00", "amount": "2.00"}`), is `400`, code `malformed_json`,',
+    "with a fixed `detail` (never the parser's text). A `request_id` or `reason`",
+    "holding a control character (U+0000 to U+001F, U+007F to U+009F) is `422`, code",
+    "`invalid_request`.",
     "| 409 | `not_cashable` | kiosks only (v1.1): a `promo` ticket |",
     "| 409 | `over_kiosk_limit` | kiosks only (v1.1): the amount is above the casino's kiosk limit |",
     "| 409 | `kiosk_empty` | kiosks only (v1.1): the kiosk's cash in the books is less than the payout |",

@@ -49,9 +49,9 @@ _STATUS_BY_CODE = {
     "invalid_number": 422,
     "invalid_request": 422,
 }
-# Printable text only: a NUL or control character has no business in an id or
-# a reason, and PostgreSQL text cannot hold NUL.
-_TEXT = re.compile(r"^[^\x00-\x1f\x7f]*$")
+# Printable text only: no control character (C0, DEL or C1, Unicode's "Cc") has business in an id or a reason;
+# PostgreSQL text cannot hold NUL, and a log reads NEL (U+0085) as the end of a line.
+_TEXT = re.compile(r"^[^\x00-\x1f\x7f-\x9f]*$")
 
 
 def _local(moment: dt.datetime | None, machine: Machine) -> str | None:
