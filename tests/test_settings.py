@@ -179,6 +179,13 @@ CONTRACT_ADDITIONS = [
     '  machine\'s credits (its credit value, 0.01 EUR, 0.001 EUR, ...): `"2.005"` from',
     "  a machine of 0.01 EUR credits is `422`, code `amount_not_in_credits`. A",
     "  handpay is no ticket: its amount is not bound to the credit.",
+    # issue 21: a number in the contract's spellings only
+    "  A request writes a number in one of three spellings only: the 18 digits,",
+    "  the printed grouping (`00-4218-7793-1234-5672`, as `validation_display`),",
+    "  or that grouping with single spaces (`%20` in a path). Any other spelling",
+    "  (two separators in a row, a space at either end, a trailing newline, an",
+    "  escaped digit or dash) is no number: in a path `404`, code `not_found`,",
+    "  without any lookup; in a body `422`, code `invalid_number`.",
     # issue 21: one reading of a body, whoever reads it
     "A body that is not JSON, or in which an object names the same key twice",
     '(`{"amount": "1.00", "amount": "2.00"}`), is `400`, code `malformed_json`,',

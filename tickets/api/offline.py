@@ -30,7 +30,7 @@ from tickets.api.views import (
 from tickets.exceptions import TicketError
 from tickets.models import TicketType
 from tickets.money import InvalidAmount, parse_amount
-from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.numbers import InvalidValidationNumber, NotAContractSpelling, parse_machine_validation_number
 from tickets.services import MAX_TICKET_SEQUENCE
 
 _INPUT_CODES = frozenset({"invalid_amount", "amount_not_in_credits", "over_limit", "invalid_number", "invalid_request"})
@@ -97,8 +97,8 @@ class OfflineTicketView(MachineAPIView):
             try:
                 if not isinstance(raw_number, str):
                     raise InvalidValidationNumber(raw_number)
-                number = parse_validation_number(raw_number)
-            except InvalidValidationNumber:
+                number = parse_machine_validation_number(raw_number)
+            except (InvalidValidationNumber, NotAContractSpelling):
                 raise _invalid(
                     "invalid_number", "The validation number is malformed or its check digit is wrong."
                 ) from None

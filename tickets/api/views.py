@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
@@ -39,7 +40,12 @@ from tickets.api.serializers import (
 from tickets.exceptions import TicketError, TicketNotFound
 from tickets.models import Ticket, TicketType
 from tickets.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
-from tickets.numbers import InvalidValidationNumber, display_validation_number, parse_validation_number
+from tickets.numbers import (
+    InvalidValidationNumber,
+    NotAContractSpelling,
+    display_validation_number,
+    parse_machine_validation_number,
+)
 
 _STATUS_BY_CODE = {
     "not_found": 404,
@@ -137,7 +143,11 @@ def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str
             headers={"Retry-After": str(retry_after)},
         )
     try:
-        number = parse_validation_number(raw_number)
+        number = parse_machine_validation_number(raw_number)
+    except NotAContractSpelling:
+        # Written as no number of the contract: never found, and nothing is looked up; a guess all the same.
+        services.lookup_failure_record(machine=machine, presented_number=_printable(raw_number), code="not_found")
+        return error_response(404, "not_found", "No such ticket in this casino.")
     except InvalidValidationNumber:
         services.lookup_failure_record(machine=machine, presented_number=_printable(raw_number), code="invalid_number")
         return error_response(422, "invalid_number", "The validation number is malformed or its check digit is wrong.")
@@ -150,11 +160,41 @@ def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str
         return _refusal_response(error)
 
 
+def _not_a_number(machine: Machine, raw_number: str) -> Response | None:
+    """A path number in no spelling of the contract is not found before anything runs: counted as a guess, and,
+    as an input error, not remembered under its request_id (a corrected retry is no reuse)."""
+    try:
+        parse_machine_validation_number(raw_number)
+    except NotAContractSpelling:
+        return _with_ticket_number(machine, raw_number, _never_called)
+    except InvalidValidationNumber:
+        pass
+    return None
+
+
+def _never_called(number: str) -> Response:  # pragma: no cover - _with_ticket_number answers 404 first
+    raise AssertionError(number)
+
+
 def _number_subject(raw_number: str) -> str:
     try:
-        return parse_validation_number(raw_number)
-    except InvalidValidationNumber:
+        return parse_machine_validation_number(raw_number)
+    except (InvalidValidationNumber, NotAContractSpelling):
         return raw_number
+
+
+def _as_sent(request: Request, decoded: str) -> str:
+    """The path's number as the machine wrote it, where the server tells (gunicorn's RAW_URI, else REQUEST_URI).
+
+    A space is written %20 in a URL; any other escape (%2D, a digit as %37) is no spelling of the contract.
+    """
+    uri = request.META.get("RAW_URI") or request.META.get("REQUEST_URI")
+    segments = urlsplit(uri).path.split("/") if isinstance(uri, str) else []
+    if "tickets" not in segments[:-1]:
+        return decoded
+    written = segments[segments.index("tickets") + 1]
+    spelled = written.replace("%20", " ")
+    return spelled if spelled == decoded else written
 
 
 _ERRORS = {
@@ -264,9 +304,12 @@ class TicketPrintedView(MachineAPIView):
         responses={200: StateResponseSchema, **_NUMBER_ERRORS},
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
+        if (refused := _not_a_number(machine, validation_number)) is not None:
+            return refused
 
         def handle() -> Response:
             printed = _choice(body, "result", ("printed", "failed")) == "printed"
@@ -297,9 +340,12 @@ class TicketAuthorizeView(MachineAPIView):
         responses={200: AuthorizeResponseSchema, **_AUTHORIZE_ERRORS},
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
+        if (refused := _not_a_number(machine, validation_number)) is not None:
+            return refused
 
         def act(number: str) -> Response:
             ticket = services.ticket_authorize(machine=machine, validation_number=number, request_id=request_id)
@@ -331,9 +377,12 @@ class TicketCommitView(MachineAPIView):
         responses={200: StateResponseSchema, **_NUMBER_ERRORS},
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
+        if (refused := _not_a_number(machine, validation_number)) is not None:
+            return refused
 
         def handle() -> Response:
             accepted = _choice(body, "result", ("accepted", "rejected")) == "accepted"
@@ -369,6 +418,7 @@ class TicketDetailView(MachineAPIView):
         responses={200: TicketSchema, **{k: v for k, v in _NUMBER_ERRORS.items() if k not in (400, 409, 413, 415)}},
     )
     def get(self, request: Request, validation_number: str) -> Response:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
 
         def act(number: str) -> Response:
