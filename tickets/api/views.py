@@ -25,7 +25,7 @@ from machines.models import Machine
 from tickets import selectors, services
 from tickets.api.auth import IsTicketMachine, MachineKeyAuthentication
 from tickets.api.errors import ApiError, error_response
-from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.idempotency import fingerprint, request_id_answered, run_idempotent
 from tickets.api.serializers import (
     AuthorizeRequestSchema,
     AuthorizeResponseSchema,
@@ -160,12 +160,15 @@ def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str
         return _refusal_response(error)
 
 
-def _not_a_number(machine: Machine, raw_number: str) -> Response | None:
+def _not_a_number(machine: Machine, raw_number: str, request_id: str) -> Response | None:
     """A path number in no spelling of the contract is not found before anything runs: counted as a guess, and,
-    as an input error, not remembered under its request_id (a corrected retry is no reuse)."""
+    as an input error, not remembered under its request_id (a corrected retry is no reuse). A request_id that
+    was answered before is run_idempotent's to answer (a reuse, counting nothing)."""
     try:
         parse_machine_validation_number(raw_number)
     except NotAContractSpelling:
+        if request_id_answered(machine=machine, request_id=request_id):
+            return None
         return _with_ticket_number(machine, raw_number, _never_called)
     except InvalidValidationNumber:
         pass
@@ -308,7 +311,7 @@ class TicketPrintedView(MachineAPIView):
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
-        if (refused := _not_a_number(machine, validation_number)) is not None:
+        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
             return refused
 
         def handle() -> Response:
@@ -344,7 +347,7 @@ class TicketAuthorizeView(MachineAPIView):
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
-        if (refused := _not_a_number(machine, validation_number)) is not None:
+        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
             return refused
 
         def act(number: str) -> Response:
@@ -381,7 +384,7 @@ class TicketCommitView(MachineAPIView):
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
-        if (refused := _not_a_number(machine, validation_number)) is not None:
+        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
             return refused
 
         def handle() -> Response:
