@@ -360,7 +360,7 @@ class Command(BaseCommand):
             machine = rng.choice(floor)
             minute = rng.randint(2, max(3, minutes - 3))
             meter = rng.choice(("ticket_out_amount", "ticket_in_amount")) if kind == "meter_jump" else ""
-            machine.faults.append(Fault(kind, minute, money(rng, 10, 200), meter))
+            machine.faults.append(Fault(kind, minute, in_credits(money(rng, 10, 200), machine.credit), meter))
 
     def _count(self, what: str) -> None:
         self.tally[what] = self.tally.get(what, 0) + 1
