@@ -164,6 +164,17 @@ def test_the_extremes_of_every_number_field_leave_the_machine_working(api, make_
     assert Ticket.objects.get(validation_number=number).amount == Decimal("12.50")
 
 
+@time_machine.travel(NOW, tick=False)
+def test_a_kiosks_dispensed_at_its_extremes_is_a_refusal_not_an_error(api, make_api):
+    kiosk = make_api(asset_number="9001", kind=Machine.Kind.KIOSK)
+    number = api.issued_ticket()
+    for dispensed, status in (("0.001", 409), (AMOUNT_MAX, 409), ("1" + "0" * 12, 422), ("-1", 422)):
+        response = kiosk.commit(number, dispensed=dispensed)
+        assert response.status_code == status, (dispensed, response.content)
+    assert kiosk.get(f"tickets/{number}").json()["state"] == "issued"
+    assert api.issue("1.00").status_code == 201
+
+
 @pytest.mark.parametrize("sequence", [MAX_INT - 1, MAX_INT])
 @time_machine.travel(NOW, tick=False)
 def test_issues_go_on_across_the_maximum(api, machine, sequence):
