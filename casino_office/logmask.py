@@ -3,17 +3,21 @@
 A log is read by more people than the cash desk: a validation number in it is a ticket anyone can cash,
 a personal code is personal data. Every log the system writes goes through `mask`: Django's and Celery's
 handlers (settings.LOGGING: `MaskingFormatter`), gunicorn's error log and the request's parts of its access
-log (deploy/gunicorn.conf.py). nginx logs no URL at all (deploy/nginx/casino-office.conf).
+log (deploy/gunicorn.conf.py). nginx logs no URL at all, and its request errors nowhere
+(deploy/nginx/casino-office.conf).
 
-The rule covers every format without knowing it: a run of six or more digits, in groups or not
-(validation numbers "00-4218-7793-1234-5672", personal codes, receipt numbers "TOR-K1-000042", check
-codes), and a word of six or more letters and digits with three digits or more (document numbers
-"LT4471234", "12AB34567") keep their last four characters; the rest become "*". Shorter numbers (primary
+The rule covers every format without knowing it, read decoded (a digit written %37 or as a fullwidth digit is a
+digit): a run of six or more digits, in groups or not, joined by any run of spaces, dashes, pluses or underscores
+(validation numbers "00-4218-7793-1234-5672", "72--0021--8853", personal codes, receipt numbers "TOR-K1-000042",
+check codes), or of thirteen or more joined by one punctuation mark ("45.5697.3187.0691.5668"), and a word of
+six or more letters and digits with three digits or more (document numbers "LT4471234", "12AB34567") keep
+their last four characters; the rest become "*". Shorter numbers (primary
 keys, amounts, counts, status codes), dates, decimal fractions and UUIDs (Celery's task ids) stay as they are.
 """
 
 import logging
 import re
+import unicodedata
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -25,15 +29,66 @@ _WORD_DIGITS = 3
 
 # A text is read as words of ASCII letters and digits, percent-escapes (%20, and %2520 once more encoded:
 # a URL inside a `next=` parameter) and single other characters.
-_TOKEN = re.compile(r"%25(?:20|2[BbDd]|09)|%[0-9A-Fa-f]{2}|[0-9A-Za-z]+|.", re.DOTALL)
-# What people and URLs write between the groups of a number: a space, a dash, a plus (a form's space), a tab.
-_SEPARATORS = {" ", "-", "+", "\t"}
+# Django writes a path's control and non-ASCII characters as backslash escapes (\t, \xa0, \u2013): one token each.
+_TOKEN = re.compile(
+    r"%25(?:20|2[BbDd]|09|5[Ff])|%[0-9A-Fa-f]{2}|\\(?:[tv]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})|[0-9A-Za-z]+|.", re.DOTALL
+)
+# What people and URLs write between the groups of a number, one or several in a row ("72--0021", "72%20-0021"):
+# a space, a dash, a plus (a form's space), a tab, an underscore; and any other space or dash of Unicode.
+_SEPARATORS = {" ", "-", "+", "\t", "_", "\x0b", "\x0c", "\u2212"}
+# Read decoded (issue 21): a digit written as a percent-escape (%37, %2537 once more encoded, %EF%BC%97 a
+# fullwidth 7), any other decimal digit of Unicode, and a space or dash of Unicode written as its escapes.
+_ESCAPED = re.compile(
+    r"%(?:25)?3[0-9]|(?:%[C-Fc-f][0-9A-Fa-f])(?:%[89ABab][0-9A-Fa-f]){1,3}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
+)
+# Punctuation that joins the groups of versions, addresses and times as well: a number joined by one of them is
+# masked from the length of a receipt number (13 digits) on.
+_PUNCTUATION = {".", ",", ":", ";", "/", "|"}
+_PUNCTUATED_NUMBER = 13
 _UUID = re.compile(r"(?<![0-9A-Za-z])([0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})(?![0-9A-Za-z])")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?: \d{2})?")  # an ISO date (and the hour after it) hides nothing
 
 
+def _unescaped(written: str) -> str:
+    """A percent-escape (once or twice over) or a backslash escape as the character it stands for."""
+    if written.startswith("%"):
+        return unquote(unquote(written))
+    if written.startswith("\\") and len(written) > 1:
+        return written.encode("ascii", "backslashreplace").decode("unicode_escape", "replace")
+    return written
+
+
 def _is_separator(token: str) -> bool:
-    return unquote(unquote(token)) in _SEPARATORS if token.startswith("%") else token in _SEPARATORS
+    char = _unescaped(token)
+    return char in _SEPARATORS or (len(char) == 1 and unicodedata.category(char) in ("Pd", "Zs"))
+
+
+def _decoded_escape(match: re.Match[str]) -> str:
+    written = match.group(0)
+    try:
+        char = unquote(written.replace("%25", "%"), errors="strict") if "%" in written else _unescaped(written)
+    except UnicodeDecodeError:  # a lead byte without all of its continuation bytes
+        return written
+    if len(char) == 1 and unicodedata.decimal(char, None) is not None:
+        return str(unicodedata.decimal(char))
+    if len(char) == 1 and not char.isascii() and _is_separator(char):
+        return " " if unicodedata.category(char) == "Zs" else "-"
+    return written
+
+
+def _decoded_digits(text: str) -> str:
+    """The text with every digit as an ASCII digit, and escaped Unicode spaces and dashes as " " and "-":
+    nothing else is decoded (an escaped line break stays an escape, so no line can be forged)."""
+    if "%" in text or "\\" in text:
+        text = _ESCAPED.sub(_decoded_escape, text)
+    if not text.isascii():
+        text = "".join(
+            str(unicodedata.decimal(char))
+            if not char.isascii() and unicodedata.decimal(char, None) is not None
+            else char
+            for char in text
+        )
+    return text
 
 
 def _is_digits(token: str) -> bool:
@@ -45,28 +100,54 @@ def _after_decimal_point(tokens: list[str], index: int) -> bool:
     return index >= 2 and tokens[index - 1] == "." and _is_digits(tokens[index - 2])
 
 
+def _hide(tokens: list[str], groups: list[int]) -> None:
+    """Star the digits of the groups, all but the last KEEP."""
+    hidden = sum(len(tokens[place]) for place in groups) - KEEP
+    for place in groups:
+        cut = min(hidden, len(tokens[place]))
+        tokens[place] = "*" * cut + tokens[place][cut:]
+        hidden -= cut
+
+
+def _punctuated(tokens: list[str], index: int) -> list[int]:
+    """Digit groups joined by one and the same punctuation mark ("45.5697.3187.0691.5668"), if they hold as many
+    digits as a receipt number: shorter ones are versions, addresses and times ("120.0.6099.109", "14:22:01")."""
+    if index + 2 >= len(tokens) or _unescaped(tokens[index + 1]) not in _PUNCTUATION:
+        return []
+    mark = _unescaped(tokens[index + 1])
+    groups = [index]
+    while (
+        groups[-1] + 2 < len(tokens)
+        and _unescaped(tokens[groups[-1] + 1]) == mark
+        and _is_digits(tokens[groups[-1] + 2])
+    ):
+        groups.append(groups[-1] + 2)
+    return groups if sum(len(tokens[place]) for place in groups) >= _PUNCTUATED_NUMBER else []
+
+
 def _mask_tokens(text: str) -> str:
-    tokens = _TOKEN.findall(text)
+    tokens = _TOKEN.findall(_decoded_digits(text))
     index = 0
     while index < len(tokens):
         token = tokens[index]
+        if _is_digits(token) and (groups := _punctuated(tokens, index)):
+            _hide(tokens, groups)
+            index = groups[-1] + 1
+            continue
         if _is_digits(token):
-            # A number: digit groups joined by one separator each ("00-4218-7793-1234-5672", "00%204218").
+            # A number: digit groups joined by separators ("00-4218-7793-1234-5672", "00%204218", "72--0021").
             groups = [index]
-            while (
-                groups[-1] + 2 < len(tokens)
-                and _is_separator(tokens[groups[-1] + 1])
-                and _is_digits(tokens[groups[-1] + 2])
-            ):
-                groups.append(groups[-1] + 2)
+            while True:
+                after = groups[-1] + 1
+                while after < len(tokens) and _is_separator(tokens[after]):
+                    after += 1
+                if after == groups[-1] + 1 or after >= len(tokens) or not _is_digits(tokens[after]):
+                    break
+                groups.append(after)
             digits = sum(len(tokens[place]) for place in groups)
             written = "".join(tokens[index : groups[-1] + 1])
             if digits >= _LONG_NUMBER and not _DATE.fullmatch(written) and not _after_decimal_point(tokens, index):
-                hidden = digits - KEEP
-                for place in groups:
-                    cut = min(hidden, len(tokens[place]))
-                    tokens[place] = "*" * cut + tokens[place][cut:]
-                    hidden -= cut
+                _hide(tokens, groups)
             index = groups[-1] + 1
             continue
         if (

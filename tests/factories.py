@@ -27,7 +27,8 @@ class MachineFactory(factory.django.DjangoModelFactory):
     serial_number = factory.Sequence(lambda n: f"SN{n:06d}")
     manufacturer = "Novomatic"
     model_name = "Gaminator"
-    credit_value = Decimal("0.010")
+    # Credits of 0.001 EUR: any ticket amount of the contract (three decimals) is a whole number of them.
+    credit_value = Decimal("0.001")
     status = Machine.Status.ACTIVE
     ticket_enrolled = True
     api_key_hash = factory.LazyAttribute(lambda m: hash_key(f"key-{m.casino.code}-{m.asset_number}"))

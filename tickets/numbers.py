@@ -10,8 +10,17 @@ _SEPARATORS = re.compile(r"[ \-]")
 _DIGITS = re.compile(r"^[0-9]{18}$")
 
 
+# How a machine may write a number (machine-api.md, addition): the bare 18 digits, the printed grouping
+# (`display_validation_number`) or that grouping with single spaces. Nothing around it, nothing else between.
+_CONTRACT_SPELLINGS = re.compile(r"[0-9]{18}|[0-9]{2}(?:-[0-9]{4}){4}|[0-9]{2}(?: [0-9]{4}){4}")
+
+
 class InvalidValidationNumber(ValueError):
     pass
+
+
+class NotAContractSpelling(ValueError):
+    """Not a validation number as the machine contract writes one: no ticket can have it."""
 
 
 def generate_validation_number() -> str:
@@ -29,6 +38,17 @@ def parse_validation_number(raw: str) -> str:
     if not _DIGITS.fullmatch(compact) or not damm.is_valid(compact):
         raise InvalidValidationNumber(raw)
     return compact
+
+
+def parse_machine_validation_number(raw: object) -> str:
+    """The bare number from a machine's request, which writes it only in the contract's spellings.
+
+    Any other spelling raises NotAContractSpelling (a scanner's or a person's leeway is the cash desk's,
+    `parse_validation_number`); a wrong check digit raises InvalidValidationNumber. No database is needed.
+    """
+    if not isinstance(raw, str) or not _CONTRACT_SPELLINGS.fullmatch(raw):
+        raise NotAContractSpelling(raw)
+    return parse_validation_number(raw)
 
 
 def display_validation_number(number: str) -> str:

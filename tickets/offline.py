@@ -19,7 +19,13 @@ from tickets.kiosks import kiosk_cash, kiosk_issue_refusal
 from tickets.models import ReservedNumber, Ticket, TicketEventKind, TicketState, TicketType
 from tickets.money import MILL
 from tickets.numbers import generate_validation_number
-from tickets.services import claim_number, record_ticket_event, ticket_expiry_for
+from tickets.services import (
+    claim_number,
+    machine_next_sequence,
+    record_ticket_event,
+    ticket_amount_in_credits,
+    ticket_expiry_for,
+)
 
 _NUMBER_ATTEMPTS = 8
 # How far ahead of the host's clock a machine's printed_at may be (machine-api.md v1.1).
@@ -97,6 +103,7 @@ def ticket_report_offline(
     casino = machine.casino
     if amount <= 0 or amount != amount.quantize(MILL):
         raise TicketRefused("invalid_amount", "The amount must be greater than zero with at most three decimals.")
+    ticket_amount_in_credits(machine=machine, amount=amount)
     if amount > casino.max_ticket_amount:
         raise TicketRefused(
             "over_limit", f"The amount is above the casino's ticket maximum of {casino.max_ticket_amount} EUR."
@@ -151,11 +158,10 @@ def _ticket_from_reservation(
     ticket_sequence = sequence
     if Ticket.objects.filter(issuing_machine=machine, sequence=sequence).exists():
         # The machine's offline counter met one the host gave out: the ticket still stands (the player
-        # holds it); it takes the host's next number and keeps the printed one in its event.
-        ticket_sequence = locked.last_ticket_sequence + 1
-        while Ticket.objects.filter(issuing_machine=machine, sequence=ticket_sequence).exists():
-            ticket_sequence += 1
-    if ticket_sequence > locked.last_ticket_sequence:
+        # holds it); it takes the host's next number (wrapped past the maximum) and keeps the printed one in
+        # its event.
+        ticket_sequence = machine_next_sequence(machine_id=machine.pk)
+    elif ticket_sequence > locked.last_ticket_sequence:
         Machine.objects.filter(pk=machine.pk).update(last_ticket_sequence=ticket_sequence)
     expires_at = ticket_expiry_for(casino=casino, issued_at=printed_at)
     expired = now > expires_at

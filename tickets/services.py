@@ -33,7 +33,7 @@ from tickets.models import (
     TicketState,
     TicketType,
 )
-from tickets.money import MILL, cash_payout
+from tickets.money import MILL, cash_payout, format_amount
 from tickets.numbers import generate_validation_number
 
 _NUMBER_ATTEMPTS = 8
@@ -137,11 +137,26 @@ def lookup_failure_record(*, machine: Machine, presented_number: str, code: str)
         machine.lookups_blocked_until = until
 
 
+def ticket_amount_in_credits(*, machine: Machine, amount: Decimal) -> None:
+    """A machine's ticket is a whole number of its credits (machine-api.md, addition).
+
+    Casino rules §1.7: the amount printed must match the credits the machine counted; 2.005 EUR is no
+    number of 0.01 EUR credits. Handpays are not tickets and keep their own rule (cashdesk.services.handpays).
+    """
+    credit = machine.credit_value
+    if amount % credit != 0:
+        raise TicketRefused(
+            "amount_not_in_credits",
+            f"The amount must be a whole number of this machine's {format_amount(credit)} EUR credits.",
+        )
+
+
 def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request_id: str) -> Ticket:
     """Cashout step 1: reserve a validation number for a ticket the machine is about to print."""
     casino = machine.casino
     if amount <= 0 or amount != amount.quantize(MILL):
         raise TicketRefused("invalid_amount", "The amount must be greater than zero with at most three decimals.")
+    ticket_amount_in_credits(machine=machine, amount=amount)
     if amount > casino.max_ticket_amount:
         raise TicketRefused(
             "over_limit", f"The amount is above the casino's ticket maximum of {casino.max_ticket_amount} EUR."
@@ -154,13 +169,7 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
     with _no_savepoint():
         # The machine row lock serialises this machine's issues, so its
         # sequence numbers have no gaps and no duplicates.
-        with rawsql.cursor() as cursor:
-            cursor.execute(
-                'UPDATE "machines_machine" SET "last_ticket_sequence" = "last_ticket_sequence" + 1 WHERE "id" = %s '
-                'RETURNING "last_ticket_sequence"',
-                [machine.pk],
-            )
-            (sequence,) = cursor.fetchone()
+        sequence = machine_next_sequence(machine_id=machine.pk)
         ticket = create_ticket_with_fresh_number(
             casino=casino,
             issuing_machine=machine,
@@ -173,6 +182,47 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
         )
         record_ticket_event(ticket, TicketEventKind.ISSUED, at=now, machine=machine, request_id=request_id)
     return ticket
+
+
+# The sequence columns' range (PostgreSQL integer). Past it a machine's ticket sequence wraps back to 1, as SAS and
+# G2S ticket sequence numbers wrap (machine-api.md, addition): a machine that reports an offline ticket at the
+# maximum must not have every later issue fail.
+MAX_TICKET_SEQUENCE = 2_147_483_647
+# One statement on the hot path: the counter moves on (its UPDATE takes the machine's row lock) and says whether one
+# of the machine's tickets has that number already, which only happens after a wrap or an offline ticket's own.
+_NEXT_SEQUENCE_SQL = (
+    'UPDATE "machines_machine" SET "last_ticket_sequence" = CASE WHEN "last_ticket_sequence" >= %s THEN 1 '
+    'ELSE "last_ticket_sequence" + 1 END WHERE "id" = %s RETURNING "last_ticket_sequence", EXISTS (SELECT 1 FROM '
+    '"tickets_ticket" t WHERE t."issuing_machine_id" = "machines_machine"."id" '
+    'AND t."sequence" = "machines_machine"."last_ticket_sequence")'
+)
+# The lowest sequence from a start on that none of the machine's tickets has: the start, or one past a taken one.
+_FIRST_FREE_SEQUENCE_SQL = """
+SELECT MIN(c.s) FROM (
+    SELECT %s AS s
+    UNION ALL
+    SELECT t."sequence" + 1 FROM "tickets_ticket" t
+    WHERE t."issuing_machine_id" = %s AND t."sequence" >= %s AND t."sequence" < %s
+) c
+WHERE NOT EXISTS (SELECT 1 FROM "tickets_ticket" u WHERE u."issuing_machine_id" = %s AND u."sequence" = c.s)
+"""
+
+
+def machine_next_sequence(*, machine_id: int) -> int:
+    """The machine's next ticket sequence, under its row lock: wrapped after the maximum, never one it has."""
+    with rawsql.cursor() as cursor:
+        cursor.execute(_NEXT_SEQUENCE_SQL, [MAX_TICKET_SEQUENCE, machine_id])
+        sequence, taken = cursor.fetchone()
+    if not taken:
+        return int(sequence)
+    for start in (sequence, 1):
+        with connection.cursor() as cursor:
+            cursor.execute(_FIRST_FREE_SEQUENCE_SQL, [start, machine_id, start, MAX_TICKET_SEQUENCE, machine_id])
+            (free,) = cursor.fetchone()
+        if free is not None and free <= MAX_TICKET_SEQUENCE:
+            Machine.objects.filter(pk=machine_id).update(last_ticket_sequence=free)
+            return int(free)
+    raise RuntimeError("every ticket sequence of this machine is taken")  # pragma: no cover - 2^31 tickets
 
 
 # The first key of the transaction-scoped advisory locks on validation numbers (the second is the number's hash).

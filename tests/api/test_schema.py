@@ -1,6 +1,5 @@
 import re
 
-import pytest
 import yaml
 from django.test import Client
 
@@ -218,12 +217,6 @@ def test_moments_are_written_as_the_server_reads_them(db):
         assert not _matches(field["pattern"], "2026-12-02T18:04:11+19:34")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server defect found by the stateful fuzz: an offset of 16:00 to 23:59 passes tickets.api.moments and "
-    "PostgreSQL refuses it (DataError, a 500); the schema excludes it. The fix (refuse it 422 invalid_request) "
-    "belongs to the server's input checks (branch apifix), not to this schema change.",
-)
 def test_a_moment_with_an_offset_postgresql_cannot_keep_is_refused_not_a_500(api):
     body = {
         "request_id": "meters-offset",

@@ -21,7 +21,7 @@ from tests.factories import personal_code
 
 pytestmark = ON_BOTH_DATABASES  # and on `make run`'s SQLite: the demo does what production does
 
-MACHINE_KEY = "demo-tor-1001"  # seed_demo's key for machine 1001 of Casino Tornado
+MACHINE_KEY = "demo-tor-1002"  # seed_demo's key for machine 1002 of Casino Tornado (0.001 EUR credits)
 FLOAT = {
     "cash": "5000.00",
     "chip_500": "10",

@@ -20,7 +20,7 @@ from tests.browser.conftest import ON_BOTH_DATABASES, System, machine_call, prin
 from tests.i18n_words import english_in
 from tests.reliability.processes import ROOT
 
-PRINTER_KEY = "demo-adm-1004"  # seed_demo's key for slot machine 1004 of Casino Admiral
+PRINTER_KEY = "demo-adm-1006"  # seed_demo's key for slot machine 1006 of Casino Admiral (0.001 EUR credits)
 KIOSK_ASSET = "9501"
 KIOSK_KEY = "journey-adm-9501-kiosk-key"
 TICKETS = ["120.00", "45.505", "250.00"]  # the kiosk pays 120,00 + 45,51 + 250,00 = 415,51 €

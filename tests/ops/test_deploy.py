@@ -3,8 +3,10 @@ units' commands, nginx in front of gunicorn, the health probe through it."""
 
 import json
 import os
+import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -292,6 +294,74 @@ def test_nginx_in_front_of_the_web_unit_serves_https_static_files_and_health(tmp
         web.terminate()
         proxy.wait(timeout=30)
         web.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_nginx_writes_no_number_of_a_failed_upstream_request_to_any_log(tmp_path):
+    """Issue 21: nginx wrote the request line of a 502/504, number and all, to its error log.
+
+    nginx cannot mask its error log, and every line it writes about a request ends with that request's line,
+    at any level: even at `crit` (the level shipped before) a 502 from a socket that is gone wrote it. The site's
+    request errors go nowhere; the access log still has each failed request, with its upstream's status and
+    timings and the request id. Here gunicorn is gone three ways: refused (502), a socket file that is gone
+    (502, logged at crit), silent past the read timeout (504).
+    """
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    assert Path(nginx).exists(), "nginx is needed: scripts/system-packages installs it"
+    number = "004218779312345672"
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts (the kernel does) and never answers
+    upstreams = {
+        "refused": f"server 127.0.0.1:{free_port()}",
+        "socket_gone": f"server unix:{tmp_path}/gunicorn.sock",
+        "silent": f"server 127.0.0.1:{silent.getsockname()[1]}",
+    }
+    statuses = {}
+    try:
+        for name, upstream in upstreams.items():
+            http_port, https_port = free_port(), free_port()
+            (tmp_path / name).mkdir()
+            folder = _nginx_config(tmp_path / name, http_port, https_port, free_port())
+            site = (folder / "site.conf").read_text()
+            site = re.sub(r"server 127\.0\.0\.1:\d+", upstream, site).replace(
+                "proxy_read_timeout 35s", "proxy_read_timeout 1s"
+            )
+            (folder / "site.conf").write_text(site)
+            run([nginx, "-t", "-p", str(folder), "-c", str(folder / "nginx.conf")])
+            proxy = subprocess.Popen([nginx, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"])
+            try:
+                wait_for_port(https_port)
+                for path in (f"/api/v1/tickets/{number}", f"/api/v1/tickets/{number}/authorize"):
+                    answer = run(
+                        [
+                            "curl",
+                            "-sS",
+                            "--insecure",
+                            "-o",
+                            "/dev/null",
+                            "-w",
+                            "%{http_code}",
+                            f"https://127.0.0.1:{https_port}{path}",
+                        ]
+                    )
+                    statuses[(name, path)] = answer.stdout
+            finally:
+                proxy.terminate()
+                proxy.wait(timeout=30)
+    finally:
+        silent.close()
+    assert set(statuses.values()) == {"502", "504"}, statuses
+    assert {statuses[(name, f"/api/v1/tickets/{number}")] for name in ("refused", "socket_gone")} == {"502"}
+    assert statuses[("silent", f"/api/v1/tickets/{number}")] == "504"
+    logs = {path: path.read_text(errors="replace") for path in tmp_path.glob("*/nginx/*.log")}
+    assert logs, "nginx wrote no log at all"
+    leaks = [str(path) for path, text in logs.items() if number[:-4] in re.sub(r"\D", "", text)]
+    assert not leaks, {path: logs[Path(path)][-2000:] for path in leaks}
+    access = "".join(text for path, text in logs.items() if path.name == "casino-office.access.log")
+    assert access.count('"GET" 502 ') == 4, access
+    assert access.count('"GET" 504 ') == 2, access
+    assert re.search(r'"GET" 504 \d+ [\d.]+ [\d.]+ 504 [\d.]+ "curl/', access), access  # the upstream's status, timed
 
 
 @pytest.mark.slow

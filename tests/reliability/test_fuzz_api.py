@@ -91,17 +91,6 @@ def _schema_unstated_rules(value: Any) -> Any:
     return value
 
 
-# tests/api/test_schema.py::test_a_moment_with_an_offset_postgresql_cannot_keep_is_refused_not_a_500 (xfail):
-# until the server refuses an offset of 16:00 or more, the fuzzer does not send one (the schema excludes it).
-_OFFSET_BEYOND_POSTGRESQL = re.compile(r"T[0-9]{2}:[0-9]{2}.*[+-](1[6-9]|2[0-3]):[0-5][0-9]$")
-
-
-@schema.hook("filter_case")
-def _no_offset_beyond_postgresql(context: Any, case: Any) -> bool:
-    body = case.body if isinstance(case.body, dict) else {}
-    return not any(isinstance(value, str) and _OFFSET_BEYOND_POSTGRESQL.search(value) for value in body.values())
-
-
 _TEXT = re.compile(TEXT_PATTERN)
 _REQUEST_IDS = itertools.count(1)
 

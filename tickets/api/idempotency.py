@@ -52,6 +52,11 @@ def _stored(machine: Machine, request_id: str) -> MachineRequest | None:
     return rawsql.select_one(MachineRequest, 't."machine_id" = %s AND t."request_id" = %s', [machine.pk, request_id])
 
 
+def request_id_answered(*, machine: Machine, request_id: str) -> bool:
+    """Whether this machine's request_id has a stored answer (a replay, or a reuse)."""
+    return _stored(machine, request_id) is not None
+
+
 def run_idempotent(
     *, machine: Machine, request_id: str, fingerprint_: str, handler: Callable[[], Response]
 ) -> HttpResponseBase:

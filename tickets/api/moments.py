@@ -9,6 +9,8 @@ from tickets.api.errors import ApiError
 # Before any ticket system: a machine's clock gone wrong (a RAM clear sets year 1); also keeps date arithmetic
 # and the casino's time zone in range.
 EARLIEST = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+# The widest offset PostgreSQL keeps (and wider than any time zone's): ±15:59.
+LARGEST_OFFSET = dt.timedelta(hours=15, minutes=59)
 # Date and time with an offset (Z or ±hh:mm); fractions of a second allowed.
 _MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$")
 
@@ -23,6 +25,9 @@ def moment_with_offset(body: dict[str, Any], name: str) -> dt.datetime:
         moment = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
         raise ApiError(422, "invalid_request", problem) from None
+    offset = moment.utcoffset()
+    if offset is None or abs(offset) > LARGEST_OFFSET:
+        raise ApiError(422, "invalid_request", f"'{name}' has an offset beyond ±15:59, which no time zone has.")
     if moment < EARLIEST:
         raise ApiError(422, "invalid_request", f"'{name}' is before the year 2000: the machine's clock is wrong.")
     return moment

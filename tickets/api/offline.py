@@ -34,10 +34,11 @@ from tickets.api.views import (
 from tickets.exceptions import TicketError
 from tickets.models import TicketType
 from tickets.money import InvalidAmount, parse_amount
-from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.numbers import InvalidValidationNumber, NotAContractSpelling, parse_machine_validation_number
+from tickets.services import MAX_TICKET_SEQUENCE
 
-_INPUT_CODES = frozenset({"invalid_amount", "over_limit", "invalid_number", "invalid_request"})
-_MAX_SEQUENCE = 2_147_483_647  # the column's range
+_INPUT_CODES = frozenset({"invalid_amount", "amount_not_in_credits", "over_limit", "invalid_number", "invalid_request"})
+_MAX_SEQUENCE = MAX_TICKET_SEQUENCE  # the column's range; the host's counter wraps past it
 
 
 def _integer(body: dict[str, Any], name: str, *, minimum: int, maximum: int, default: int | None = None) -> int:
@@ -127,8 +128,8 @@ class OfflineTicketView(MachineAPIView):
             try:
                 if not isinstance(raw_number, str):
                     raise InvalidValidationNumber(raw_number)
-                number = parse_validation_number(raw_number)
-            except InvalidValidationNumber:
+                number = parse_machine_validation_number(raw_number)
+            except (InvalidValidationNumber, NotAContractSpelling):
                 raise _invalid(
                     "invalid_number", "The validation number is malformed or its check digit is wrong."
                 ) from None

@@ -34,7 +34,7 @@ PRESENTED_NUMBER_SCHEMA = {
     "spaces (00-4218-7793-1234-5672). A wrong check digit is 422 invalid_number.",
 }
 # Printable text only (tickets.api.views._TEXT): no NUL, no control character.
-TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
 # An ISO 8601 moment with an offset, as tickets.api.moments reads it, from the year 2000 on.
 MOMENT_PATTERN = (
     r"^(2[0-9]{3}|[3-9][0-9]{3})-[0-9]{2}-[0-9]{2}"  # the year 2000 or later

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
@@ -24,7 +25,7 @@ from machines.models import Machine
 from tickets import selectors, services
 from tickets.api.auth import IsTicketMachine, MachineKeyAuthentication
 from tickets.api.errors import ApiError, error_response
-from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.idempotency import fingerprint, request_id_answered, run_idempotent
 from tickets.api.serializers import (
     PRESENTED_NUMBER_SCHEMA,
     AuthorizeRequestSchema,
@@ -41,18 +42,24 @@ from tickets.api.serializers import (
 from tickets.exceptions import TicketError, TicketNotFound
 from tickets.models import Ticket, TicketType
 from tickets.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
-from tickets.numbers import InvalidValidationNumber, display_validation_number, parse_validation_number
+from tickets.numbers import (
+    InvalidValidationNumber,
+    NotAContractSpelling,
+    display_validation_number,
+    parse_machine_validation_number,
+)
 
 _STATUS_BY_CODE = {
     "not_found": 404,
     "invalid_amount": 422,
+    "amount_not_in_credits": 422,
     "over_limit": 422,
     "invalid_number": 422,
     "invalid_request": 422,
 }
-# Printable text only: a NUL or control character has no business in an id or
-# a reason, and PostgreSQL text cannot hold NUL.
-_TEXT = re.compile(r"^[^\x00-\x1f\x7f]*$")
+# Printable text only: no control character (C0, DEL or C1, Unicode's "Cc") has business in an id or a reason;
+# PostgreSQL text cannot hold NUL, and a log reads NEL (U+0085) as the end of a line.
+_TEXT = re.compile(r"^[^\x00-\x1f\x7f-\x9f]*$")
 
 
 def _local(moment: dt.datetime | None, machine: Machine) -> str | None:
@@ -138,7 +145,11 @@ def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str
             headers={"Retry-After": str(retry_after)},
         )
     try:
-        number = parse_validation_number(raw_number)
+        number = parse_machine_validation_number(raw_number)
+    except NotAContractSpelling:
+        # Written as no number of the contract: never found, and nothing is looked up; a guess all the same.
+        services.lookup_failure_record(machine=machine, presented_number=_printable(raw_number), code="not_found")
+        return error_response(404, "not_found", "No such ticket in this casino.")
     except InvalidValidationNumber:
         services.lookup_failure_record(machine=machine, presented_number=_printable(raw_number), code="invalid_number")
         return error_response(422, "invalid_number", "The validation number is malformed or its check digit is wrong.")
@@ -151,11 +162,44 @@ def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str
         return _refusal_response(error)
 
 
+def _not_a_number(machine: Machine, raw_number: str, request_id: str) -> Response | None:
+    """A path number in no spelling of the contract is not found before anything runs: counted as a guess, and,
+    as an input error, not remembered under its request_id (a corrected retry is no reuse). A request_id that
+    was answered before is run_idempotent's to answer (a reuse, counting nothing)."""
+    try:
+        parse_machine_validation_number(raw_number)
+    except NotAContractSpelling:
+        if request_id_answered(machine=machine, request_id=request_id):
+            return None
+        return _with_ticket_number(machine, raw_number, _never_called)
+    except InvalidValidationNumber:
+        pass
+    return None
+
+
+def _never_called(number: str) -> Response:  # pragma: no cover - _with_ticket_number answers 404 first
+    raise AssertionError(number)
+
+
 def _number_subject(raw_number: str) -> str:
     try:
-        return parse_validation_number(raw_number)
-    except InvalidValidationNumber:
+        return parse_machine_validation_number(raw_number)
+    except (InvalidValidationNumber, NotAContractSpelling):
         return raw_number
+
+
+def _as_sent(request: Request, decoded: str) -> str:
+    """The path's number as the machine wrote it, where the server tells (gunicorn's RAW_URI, else REQUEST_URI).
+
+    A space is written %20 in a URL; any other escape (%2D, a digit as %37) is no spelling of the contract.
+    """
+    uri = request.META.get("RAW_URI") or request.META.get("REQUEST_URI")
+    segments = urlsplit(uri).path.split("/") if isinstance(uri, str) else []
+    if "tickets" not in segments[:-1]:
+        return decoded
+    written = segments[segments.index("tickets") + 1]
+    spelled = written.replace("%20", " ")
+    return spelled if spelled == decoded else written
 
 
 # The refusals every operation may answer, by status and code (contract "Authentication", "Errors").
@@ -325,9 +369,12 @@ class TicketPrintedView(MachineAPIView):
         ),
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
+        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
+            return refused
 
         def handle() -> Response:
             printed = _choice(body, "result", ("printed", "failed")) == "printed"
@@ -376,9 +423,12 @@ class TicketAuthorizeView(MachineAPIView):
         ),
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
+        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
+            return refused
 
         def act(number: str) -> Response:
             ticket = services.ticket_authorize(machine=machine, validation_number=number, request_id=request_id)
@@ -431,9 +481,12 @@ class TicketCommitView(MachineAPIView):
         ),
     )
     def post(self, request: Request, validation_number: str) -> HttpResponseBase:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
         body = _body(request)
         request_id = _request_id(body)
+        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
+            return refused
 
         def handle() -> Response:
             accepted = _choice(body, "result", ("accepted", "rejected")) == "accepted"
@@ -469,6 +522,7 @@ class TicketDetailView(MachineAPIView):
         responses={200: TicketSchema, **refusal_responses(ANY_REFUSALS, NUMBER_REFUSALS)},
     )
     def get(self, request: Request, validation_number: str) -> Response:
+        validation_number = _as_sent(request, validation_number)
         machine = self.machine(request)
 
         def act(number: str) -> Response:

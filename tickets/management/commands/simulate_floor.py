@@ -205,6 +205,11 @@ def money(rng: random.Random, low: int, high: int) -> Decimal:
     return (Decimal(rng.randint(low * 100, high * 100)) / 100).quantize(CENT)
 
 
+def in_credits(amount: Decimal, credit: Decimal) -> Decimal:
+    """A machine cashes out whole credits (machine-api.md, amount_not_in_credits): the amount cut down to them."""
+    return max(credit, amount - amount % credit)
+
+
 def chance(rng: random.Random, p: Decimal) -> bool:
     return Decimal(rng.random()) < p
 
@@ -372,7 +377,7 @@ class Command(BaseCommand):
             machine = rng.choice(floor)
             minute = rng.randint(2, max(3, minutes - 3))
             meter = rng.choice(("ticket_out_amount", "ticket_in_amount")) if kind == "meter_jump" else ""
-            machine.faults.append(Fault(kind, minute, money(rng, 10, 200), meter))
+            machine.faults.append(Fault(kind, minute, in_credits(money(rng, 10, 200), machine.credit), meter))
 
     def _count(self, what: str) -> None:
         self.tally[what] = self.tally.get(what, 0) + 1
@@ -469,6 +474,7 @@ class Command(BaseCommand):
 
     def _cashout(self, machine: SimMachine, minute: int, amount: Decimal, rng: random.Random) -> None:
         amount, ticket_type = self._variant(machine, amount)
+        amount = in_credits(amount, machine.credit)
         what = f"{amount} EUR" if ticket_type == "cashable" else f"{amount} EUR ({ticket_type})"
         if not machine.online:
             if not machine.pool:
