@@ -142,8 +142,14 @@ def _structuring_across_desks(*, operation: CashOperation, low: Decimal) -> Aler
         # and each then reads the other's committed one.
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_STRUCTURING_LOCK_CLASS, casino.pk])
+    # Up to now, not to this operation's moment: another desk's operation stamped a moment later may have
+    # committed while this one waited for the lock, and the two are in one window all the same.
     near = operation_history().casino_unidentified_operations(
-        casino=casino, low=low, high=casino.identity_threshold, since=operation.at - window, until=operation.at
+        casino=casino,
+        low=low,
+        high=casino.identity_threshold,
+        since=operation.at - window,
+        until=max(operation.at, timezone.now()),
     )
     total = sum((row["amount"] for row in near), Decimal("0"))
     if len(near) < 2 or total <= casino.identity_threshold:

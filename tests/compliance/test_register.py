@@ -34,7 +34,7 @@ def test_an_entry_above_the_threshold_in_the_same_transaction(kind, api, shift, 
 
 def test_a_refused_transaction_leaves_no_entry(shift, cashier, person):
     # 25 000 EUR of chips against a float of 20 000 EUR in cash.
-    with pytest.raises(CashDeskError, match="Kasa 1 holds"):
+    with pytest.raises(CashDeskError, match="Kasa 1 does not hold enough"):
         services.chips_cashout(shift=shift, user=cashier, chips={"chip_500": 50}, person=person)
     assert not RegisterEntry.objects.exists()
 

@@ -139,4 +139,4 @@ def test_two_desks_at_the_same_moment_still_raise_the_alert(casino, shift, secon
 
     assert all(isinstance(result, CashTransaction) for result in results), results
     alert = _across_desks().get()
-    assert alert.details["transactions"] == sorted(result.pk for result in results)
+    assert sorted(alert.details["transactions"]) == sorted(result.pk for result in results)  # listed by time
