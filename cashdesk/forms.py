@@ -301,6 +301,24 @@ class HandoverForm(CountForm):
         )
 
 
+class KeyedCountForm(OperationForm, CountForm):
+    """A count that carries its one-time key: the vault's count, the incoming cashier's count at a hand-over."""
+
+
+class CountDecisionForm(OperationForm):
+    """Approve or reject a waiting count; for a hand-over whose counts differ, choose the one that stands."""
+
+    stands = forms.ChoiceField(
+        label=_("Count that stands"),
+        required=False,
+        choices=[
+            ("", "---------"),
+            ("outgoing", _("The outgoing cashier's")),
+            ("incoming", _("The incoming cashier's")),
+        ],
+    )
+
+
 class TransferForm(OperationForm):
     direction = forms.ChoiceField(
         label=_("Direction"), choices=[("drop", _("Drop cash to the vault")), ("fill", _("Fill cash from the vault"))]

@@ -10,10 +10,12 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Case, IntegerField, Q, QuerySet, Sum, Value, When
 
+from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import (
     IDENTITY_KINDS,
     CashDesk,
     CashTransaction,
+    CountRequest,
     HoldCase,
     MachineReceipt,
     ReversalRequest,
@@ -156,6 +158,40 @@ def transfers_to_approve(casino: Casino) -> QuerySet[Transfer]:
     return Transfer.objects.filter(
         shift__desk__casino=casino, transaction__isnull=True, shift__closed_at__isnull=True
     ).select_related("shift__desk", "requested_by")
+
+
+def counts_to_approve(casino: Casino) -> list[dict[str, Any]]:
+    """Counts waiting for a supervisor, each with its differences per item (and the incoming count of a hand-over);
+    and hand-overs still waiting for the incoming cashier's count, which a supervisor may only reject."""
+    rows = []
+    waiting = CountRequest.objects.filter(casino=casino, status__in=CountRequest.OPEN).select_related(
+        "desk", "counted_by", "next_cashier", "asked_by"
+    )
+    for request in waiting:
+        lines = []
+        for item in ALL_ITEMS:
+            expected = Decimal(request.expected.get(item, "0"))
+            counted = Decimal(request.counted.get(item, "0"))
+            incoming = Decimal(request.next_counted.get(item, "0")) if request.next_counted else None
+            if counted != expected or (incoming is not None and incoming != counted):
+                lines.append(
+                    {"label": Item(item).label, "expected": expected, "counted": counted, "incoming": incoming}
+                )
+        rows.append(
+            {
+                "request": request,
+                "lines": lines,
+                "counts_differ": request.next_counted not in (None, request.counted),
+                "approvable": request.status == CountRequest.Status.WAITING,
+            }
+        )
+    return rows
+
+
+def handovers_to_count(casino: Casino, cashier: User) -> QuerySet[CountRequest]:
+    return CountRequest.objects.filter(
+        casino=casino, next_cashier=cashier, status=CountRequest.Status.COUNTING
+    ).select_related("desk", "counted_by")
 
 
 def reversals_to_approve(casino: Casino) -> QuerySet[ReversalRequest]:

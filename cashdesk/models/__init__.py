@@ -11,6 +11,7 @@ from cashdesk.models.books import (
     Leg,
     TransactionKind,
 )
+from cashdesk.models.counts import CountRequest
 from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.instruments import HoldCase, MachineReceipt, ReversalRequest, SmartCardRead, Transfer
 from cashdesk.models.kiosks import KioskTransfer
@@ -24,6 +25,7 @@ __all__ = [
     "KIOSK_KINDS",
     "CashDesk",
     "CashTransaction",
+    "CountRequest",
     "Counterparty",
     "HoldCase",
     "KioskTransfer",
