@@ -122,7 +122,7 @@ class CountRequest(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(kind="handover", shift__isnull=False, next_cashier__isnull=False)
-                | Q(kind="closing", shift__isnull=False, next_cashier__isnull=True)
+                | Q(kind__in=["opening", "closing"], shift__isnull=False, next_cashier__isnull=True)
                 | Q(kind="vault", shift__isnull=True, next_cashier__isnull=True)
                 | Q(kind="kiosk", shift__isnull=True, next_cashier__isnull=True, kiosk_transfer__isnull=False),
                 name="countrequest_kind_valid",

@@ -69,7 +69,7 @@ def count_request_approve(
                 book=from_figures(request.expected),
                 approved_by=supervisor,
             )
-            if shift is not None:  # a closing count: the shift closes with it
+            if request.kind == ShiftCount.Kind.CLOSING and shift is not None:  # the shift closes with its count
                 Shift.objects.filter(pk=shift.pk).update(closed_at=request.count.counted_at)
         request.status = CountRequest.Status.APPROVED
         request.decided_by = supervisor
@@ -80,7 +80,8 @@ def count_request_approve(
 
 
 def count_request_reject(*, request: CountRequest, supervisor: User, decision_key: str | None = None) -> CountRequest:
-    """Post nothing: the place is counted again (a shift goes on, a kiosk drop is cancelled).
+    """Post nothing: the place is counted again (a shift goes on, a shift being opened is called off, a kiosk drop
+    is cancelled).
 
     A hand-over the incoming cashier has not counted yet may be rejected too, so the outgoing shift goes on.
     """
@@ -89,6 +90,8 @@ def count_request_reject(*, request: CountRequest, supervisor: User, decision_ke
         if replayed:
             return request
         now = timezone.now()
+        if request.kind == ShiftCount.Kind.OPENING:  # a shift without its float: called off, opened again
+            Shift.objects.filter(count_requests=request, closed_at__isnull=True).update(closed_at=now)
         if request.kiosk_transfer_id is not None:
             KioskTransfer.objects.filter(
                 pk=request.kiosk_transfer_id, approved_at__isnull=True, cancelled_at__isnull=True

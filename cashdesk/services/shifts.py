@@ -198,7 +198,7 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
     """Open a shift at the desk with the counted float. One open shift per desk and per cashier.
 
     The opening count's variance is against the desk's book balance: what the
-    last shift's count left.
+    last shift's count left. Above the casino's limit it waits for a supervisor.
     """
     if desk.kind != CashDesk.Kind.DESK:
         raise CashDeskError("not_a_desk", _("Shifts are worked at cash desks, not in the vault."))
@@ -209,13 +209,26 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
         with transaction.atomic():
             locked = CashDesk.objects.select_for_update().get(pk=desk.pk)
             shift = Shift.objects.create(desk=locked, cashier=cashier, opened_at=timezone.now())
-            count_post(
-                desk=locked,
-                shift=shift,
-                kind=ShiftCount.Kind.OPENING,
-                user=cashier,
-                counted=amounts,
-            )
+            book = place_balances(locked)
+            if difference_over_limit(desk=locked, counted=amounts, book=book):
+                # Far from what the last count left: the shift takes nothing until a supervisor approves.
+                count_request_open(
+                    desk=locked,
+                    shift=shift,
+                    kind=ShiftCount.Kind.OPENING,
+                    user=cashier,
+                    counted=amounts,
+                    book=book,
+                )
+            else:
+                count_post(
+                    desk=locked,
+                    shift=shift,
+                    kind=ShiftCount.Kind.OPENING,
+                    user=cashier,
+                    counted=amounts,
+                    book=book,
+                )
     except IntegrityError:
         if Shift.objects.filter(desk=desk, closed_at__isnull=True).exists():
             raise CashDeskError("desk_busy", _("%(desk)s already has an open shift.") % {"desk": desk.name}) from None

@@ -66,13 +66,27 @@ def desk_home(request: StaffRequest) -> HttpResponse:
         form = forms.OpenShiftForm(request.POST or None, desks=selectors.free_desks(casino))
         if request.method == "POST" and form.is_valid():
             try:
-                services.shift_open(desk=form.cleaned_data["desk"], cashier=request.user, counted=form.counted())
-                messages.success(request, _("Shift opened."))
+                opened = services.shift_open(
+                    desk=form.cleaned_data["desk"], cashier=request.user, counted=form.counted()
+                )
+                if opened.count_requests.filter(status=CountRequest.Status.WAITING).exists():
+                    messages.warning(
+                        request,
+                        _(
+                            "Your count differs from what the last count left by more than %(limit)s: a supervisor "
+                            "approves it before the shift takes any transaction."
+                        )
+                        % {"limit": format_money(casino.count_approval_limit)},
+                    )
+                else:
+                    messages.success(request, _("Shift opened."))
                 return redirect("desk")
             except CashDeskError as error:
                 form.add_error(None, error.message)
         handovers = selectors.handovers_to_count(casino, request.user)
         return render(request, "cashdesk/open_shift.html", {"form": form, "handovers": handovers})
+    if shift.count_requests.filter(status__in=CountRequest.OPEN).exists():  # a hand-over or a count being decided
+        messages.info(request, _("This shift's count waits for a decision; nothing more is done in it until then."))
     recent = selectors.recent_transactions(shift)
     return _render(request, "cashdesk/desk.html", shift, number_form=forms.NumberForm(), recent=recent)
 

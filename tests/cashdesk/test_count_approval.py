@@ -142,3 +142,33 @@ def test_a_kiosk_drop_count_above_the_limit_needs_a_second_supervisor(
     assert drop.approved_at is not None
     assert place_balances(kiosk_place(kiosk))["cash"] == 0
     assert counterparty_balances(casino)["over_short"]["cash"] == Decimal("1000.00")
+
+
+def test_an_opening_count_far_from_what_the_last_shift_left_waits_and_the_shift_takes_nothing(
+    shift, cashier, cashier2, supervisor, desk
+):
+    services.shift_close(shift=shift, user=cashier, counted=FLOAT)
+    reopened = services.shift_open(desk=desk, cashier=cashier2, counted={**FLOAT, "cash": Decimal("14000.00")})
+
+    assert place_balances(desk)["cash"] == Decimal("20000.00")
+    assert not CashTransaction.objects.filter(kind=TransactionKind.COUNT).exists()
+    with pytest.raises(CashDeskError) as refused:
+        services.tokens_buy(shift=reopened, user=cashier2, count=1)
+    assert refused.value.code == "count_waiting"
+
+    services.count_request_approve(request=_waiting(), supervisor=supervisor)
+
+    assert place_balances(desk)["cash"] == Decimal("14000.00")
+    assert Shift.objects.get(pk=reopened.pk).closed_at is None
+    services.tokens_buy(shift=reopened, user=cashier2, count=1)
+
+
+def test_a_rejected_opening_count_calls_the_shift_off_to_be_opened_again(shift, cashier, cashier2, supervisor, desk):
+    services.shift_close(shift=shift, user=cashier, counted=FLOAT)
+    reopened = services.shift_open(desk=desk, cashier=cashier2, counted={**FLOAT, "cash": Decimal("14000.00")})
+    services.count_request_reject(request=_waiting(), supervisor=supervisor)
+
+    assert Shift.objects.get(pk=reopened.pk).closed_at is not None
+    again = services.shift_open(desk=desk, cashier=cashier2, counted=FLOAT)
+    assert again.pk != reopened.pk
+    assert place_balances(desk)["cash"] == Decimal("20000.00")

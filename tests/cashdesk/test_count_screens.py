@@ -130,3 +130,4 @@ def test_a_close_far_from_the_books_and_a_handover_from_the_desk_screen_wait(cas
     assert handed.status_code == 302
     assert models.CountRequest.objects.get(kind="handover").status == "counting"
     assert _open_shift_of(cashier2) is None
+    assert "nothing more is done in it until then" in desk_screen.get("/desk/").content.decode()
