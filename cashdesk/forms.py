@@ -293,7 +293,7 @@ class OpenShiftForm(CountForm):
         self.order_fields(["desk", *ALL_ITEMS])
 
 
-class HandoverForm(CountForm):
+class HandoverForm(OperationForm, CountForm):
     def __init__(self, *args: Any, cashiers: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["next_cashier"] = forms.ModelChoiceField(

@@ -367,7 +367,11 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
             if handover:
                 next_cashier = form.cleaned_data["next_cashier"]
                 services.shift_handover(
-                    shift=shift, user=request.user, counted=form.counted(), next_cashier=next_cashier
+                    shift=shift,
+                    user=request.user,
+                    counted=form.counted(),
+                    next_cashier=next_cashier,
+                    operation_key=form.cleaned_data["operation_key"],
                 )
             else:
                 count = services.shift_close(shift=shift, user=request.user, counted=form.counted())

@@ -126,8 +126,12 @@ def test_a_close_far_from_the_books_and_a_handover_from_the_desk_screen_wait(cas
         status="rejected", decided_by=make_user("boss", "shift_supervisor"), decided_at=shift.opened_at
     )
     _client(cashier2, casino)  # he works in this casino too
-    handed = desk_screen.post("/desk/handover/", {**figures, "next_cashier": str(cashier2.pk)})
+    key = _key(desk_screen.get("/desk/handover/").content.decode())
+    handed = desk_screen.post("/desk/handover/", {**figures, "next_cashier": str(cashier2.pk), "operation_key": key})
     assert handed.status_code == 302
+    again = desk_screen.post("/desk/handover/", {**figures, "next_cashier": str(cashier2.pk), "operation_key": key})
+    assert again.status_code == 302  # the same form again: its first result, nothing more
+    assert models.CountRequest.objects.filter(kind="handover").count() == 1
     assert models.CountRequest.objects.get(kind="handover").status == "counting"
     assert _open_shift_of(cashier2) is None
     assert "nothing more is done in it until then" in desk_screen.get("/desk/").content.decode()
