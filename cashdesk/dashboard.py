@@ -20,6 +20,7 @@ from cashdesk.items import Item
 from cashdesk.kiosk_selectors import KioskCash, kiosk_cash
 from cashdesk.models import (
     CashDesk,
+    CountRequest,
     HoldCase,
     LiabilitySnapshot,
     ReversalRequest,
@@ -257,6 +258,7 @@ class OpenExceptions:
     meters_day: dt.date | None = None
     meter_differences: int = 0  # machines whose meters differ from the system's figures
     meters_silent: int = 0  # machines that sent no reading that day
+    counts: int = 0  # counts waiting for a supervisor: write-offs above the limit, hand-overs whose counts differ
 
 
 def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExceptions:
@@ -293,6 +295,9 @@ def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExcep
         .filter(original__casino=casino, reversal__isnull=True)
         .count(),
         alerts=Alert.objects.using(reports_db()).filter(casino=casino).exclude(status=Alert.Status.CLOSED).count(),
+        counts=CountRequest.objects.using(reports_db())
+        .filter(casino=casino, status=CountRequest.Status.WAITING)
+        .count(),
         **_meter_exceptions(casino, casino.gaming_day(now) - dt.timedelta(days=1)),
     )
 

@@ -293,12 +293,30 @@ class OpenShiftForm(CountForm):
         self.order_fields(["desk", *ALL_ITEMS])
 
 
-class HandoverForm(CountForm):
+class HandoverForm(OperationForm, CountForm):
     def __init__(self, *args: Any, cashiers: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["next_cashier"] = forms.ModelChoiceField(
             label=_("Next cashier"), queryset=cashiers if cashiers is not None else User.objects.none()
         )
+
+
+class KeyedCountForm(OperationForm, CountForm):
+    """A count that carries its one-time key: the vault's count, the incoming cashier's count at a hand-over."""
+
+
+class CountDecisionForm(OperationForm):
+    """Approve or reject a waiting count; for a hand-over whose counts differ, choose the one that stands."""
+
+    stands = forms.ChoiceField(
+        label=_("Count that stands"),
+        required=False,
+        choices=[
+            ("", "---------"),
+            ("outgoing", _("The outgoing cashier's")),
+            ("incoming", _("The incoming cashier's")),
+        ],
+    )
 
 
 class TransferForm(OperationForm):

@@ -11,10 +11,12 @@ from django.contrib.auth.models import User
 from django.db.models import Case, CharField, Count, IntegerField, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 
+from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import (
     IDENTITY_KINDS,
     CashDesk,
     CashTransaction,
+    CountRequest,
     HoldCase,
     MachineReceipt,
     ReversalRequest,
@@ -235,6 +237,40 @@ def transfers_to_approve(casino: Casino) -> QuerySet[Transfer]:
         .select_related("shift__desk", "requested_by")
         .prefetch_related("lines")
     )
+
+
+def counts_to_approve(casino: Casino) -> list[dict[str, Any]]:
+    """Counts waiting for a supervisor, each with its differences per item (and the incoming count of a hand-over);
+    and hand-overs still waiting for the incoming cashier's count, which a supervisor may only reject."""
+    rows = []
+    waiting = CountRequest.objects.filter(casino=casino, status__in=CountRequest.OPEN).select_related(
+        "desk", "counted_by", "next_cashier", "asked_by"
+    )
+    for request in waiting:
+        lines = []
+        for item in ALL_ITEMS:
+            expected = Decimal(request.expected.get(item, "0"))
+            counted = Decimal(request.counted.get(item, "0"))
+            incoming = Decimal(request.next_counted.get(item, "0")) if request.next_counted else None
+            if counted != expected or (incoming is not None and incoming != counted):
+                lines.append(
+                    {"label": Item(item).label, "expected": expected, "counted": counted, "incoming": incoming}
+                )
+        rows.append(
+            {
+                "request": request,
+                "lines": lines,
+                "counts_differ": request.next_counted not in (None, request.counted),
+                "approvable": request.status == CountRequest.Status.WAITING,
+            }
+        )
+    return rows
+
+
+def handovers_to_count(casino: Casino, cashier: User) -> QuerySet[CountRequest]:
+    return CountRequest.objects.filter(
+        casino=casino, next_cashier=cashier, status=CountRequest.Status.COUNTING
+    ).select_related("desk", "counted_by")
 
 
 def reversals_to_approve(casino: Casino) -> QuerySet[ReversalRequest]:

@@ -11,6 +11,7 @@ from cashdesk.models.books import (
     Leg,
     TransactionKind,
 )
+from cashdesk.models.counts import CountRequest
 from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.instruments import (
     CHECK_CODE_TRIES,
@@ -37,6 +38,7 @@ __all__ = [
     "CashTransaction",
     "CheckCodeFailure",
     "CheckCodeUnlock",
+    "CountRequest",
     "Counterparty",
     "HoldCase",
     "KioskTransfer",

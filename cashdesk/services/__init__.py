@@ -1,6 +1,7 @@
 """Every write of the cash desk. Views, admin actions and tasks call these; nothing else writes."""
 
 from cashdesk.books import shift_balances, vault_balance
+from cashdesk.services.count_requests import count_request_approve, count_request_reject
 from cashdesk.services.exchange import (
     chips_buy,
     chips_cashout,
@@ -13,7 +14,14 @@ from cashdesk.services.exchange import (
     tokens_buy,
     tokens_cashout,
 )
-from cashdesk.services.shifts import count_amounts, shift_close, shift_handover, shift_open, vault_count
+from cashdesk.services.shifts import (
+    count_amounts,
+    handover_take_over,
+    shift_close,
+    shift_handover,
+    shift_open,
+    vault_count,
+)
 from cashdesk.services.supervision import (
     REVERSIBLE_KINDS,
     reversal_approve,
@@ -39,6 +47,9 @@ __all__ = [
     "chips_buy",
     "chips_cashout",
     "count_amounts",
+    "count_request_approve",
+    "count_request_reject",
+    "handover_take_over",
     "hold_decide",
     "holds_mark_overdue",
     "machine_receipt_pay",

@@ -24,16 +24,18 @@ from django.utils.translation import gettext as _
 
 from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
-from cashdesk.items import Item
+from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import (
     CashDesk,
     CashTransaction,
+    CountRequest,
     KioskTransfer,
     ShiftCount,
     ShiftCountLine,
     TransactionKind,
 )
 from cashdesk.services.ledger import cash, post_transaction, vault_of
+from cashdesk.services.shifts import count_request_open
 from machines.models import Machine
 from tickets.exceptions import TicketRefused
 from tickets.models import Ticket, TicketState
@@ -248,29 +250,51 @@ def kiosk_transfer_approve(*, transfer: KioskTransfer, supervisor: User) -> Kios
             and Ticket.objects.filter(state=TicketState.REDEEM_PENDING, holder_machine_id=place.machine_id).exists()
         ):
             raise CashDeskError("kiosk_busy", _("The kiosk is paying a ticket right now; approve again in a moment."))
-        vault = vault_of(place.casino_id)
-        now = timezone.now()
-        if transfer.direction == KioskTransfer.Direction.FILL:
-            _check_capacity(place, transfer.amount)
-            tx: CashTransaction | None = post_transaction(
-                shift=None,
+        if transfer.direction == KioskTransfer.Direction.DROP and _drop_over_limit(transfer, place):
+            # Four eyes on the write-off: a second supervisor approves the drop's count (count_request_approve).
+            count_request_open(
                 desk=place,
-                kind=TransactionKind.FILL,
-                amount=transfer.amount,
-                lines=[cash(transfer.amount)],
+                shift=None,
+                kind=ShiftCount.Kind.KIOSK,
                 user=transfer.requested_by,
-                approved_by=supervisor,
-                other_place=vault,
-                at=now,
+                counted={**dict.fromkeys(ALL_ITEMS, ZERO), Item.CASH: transfer.amount},
+                book=place_balances(place),
+                kiosk_transfer=transfer,
+                asked_by=supervisor,
             )
-            count = None
-        else:
-            tx, count = _drop(transfer, place, vault, supervisor, now)
-        transfer.transaction = tx
-        transfer.count = count
-        transfer.approved_by = supervisor
-        transfer.approved_at = now
-        transfer.save(update_fields=["transaction", "count", "approved_by", "approved_at"])
+            return transfer
+        return kiosk_transfer_post(transfer=transfer, place=place, supervisor=supervisor)
+
+
+def _drop_over_limit(transfer: KioskTransfer, place: CashDesk) -> bool:
+    return abs(transfer.amount - place_balances(place)[Item.CASH]) > place.casino.count_approval_limit
+
+
+def kiosk_transfer_post(*, transfer: KioskTransfer, place: CashDesk, supervisor: User) -> KioskTransfer:
+    """Post an approved fill or drop. Call with the transfer and the kiosk's place locked."""
+    vault = vault_of(place.casino_id)
+    now = timezone.now()
+    if transfer.direction == KioskTransfer.Direction.FILL:
+        _check_capacity(place, transfer.amount)
+        tx: CashTransaction | None = post_transaction(
+            shift=None,
+            desk=place,
+            kind=TransactionKind.FILL,
+            amount=transfer.amount,
+            lines=[cash(transfer.amount)],
+            user=transfer.requested_by,
+            approved_by=supervisor,
+            other_place=vault,
+            at=now,
+        )
+        count = None
+    else:
+        tx, count = _drop(transfer, place, vault, supervisor, now)
+    transfer.transaction = tx
+    transfer.count = count
+    transfer.approved_by = supervisor
+    transfer.approved_at = now
+    transfer.save(update_fields=["transaction", "count", "approved_by", "approved_at"])
     return transfer
 
 
@@ -325,6 +349,10 @@ def kiosk_transfer_cancel(*, transfer: KioskTransfer, user: User) -> KioskTransf
             raise CashDeskError("already_approved", _("This transfer has already been approved."))
         if transfer.cancelled_at is not None:
             return transfer
+        if CountRequest.objects.filter(kiosk_transfer=transfer, status__in=CountRequest.OPEN).exists():
+            raise CashDeskError(
+                "count_waiting", _("Its count waits for a second supervisor, who approves or rejects it.")
+            )
         transfer.cancelled_by = user
         transfer.cancelled_at = timezone.now()
         transfer.save(update_fields=["cancelled_by", "cancelled_at"])

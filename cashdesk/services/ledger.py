@@ -25,6 +25,7 @@ from cashdesk.models import (
     IDENTITY_KINDS,
     CashDesk,
     CashTransaction,
+    CountRequest,
     Leg,
     MachineReceipt,
     Shift,
@@ -94,6 +95,10 @@ def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
         raise CashDeskError("not_your_shift", _("Only the cashier of this shift may work it."))
     if not user.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("Only cashiers work a cash-desk shift."))
+    if CountRequest.objects.filter(shift=locked, status__in=CountRequest.OPEN).exists():
+        raise CashDeskError(
+            "count_waiting", _("This shift's count waits for a decision; nothing more is done in it until then.")
+        )
     locked.desk = desk
     return locked, desk
 

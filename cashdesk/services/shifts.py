@@ -15,10 +15,20 @@ from django.utils.translation import gettext as _
 from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashDesk, Counterparty, Shift, ShiftCount, ShiftCountLine, TransactionKind
+from cashdesk.models import (
+    CashDesk,
+    Counterparty,
+    CountRequest,
+    KioskTransfer,
+    Shift,
+    ShiftCount,
+    ShiftCountLine,
+    TransactionKind,
+)
 from cashdesk.services.ledger import Line, lock_shift, post_transaction
 
 MAX_COUNT_VALUE = Decimal("9999999999.99")
+CENT = Decimal("0.01")
 
 
 def count_amounts(counted: dict[str, Decimal | int]) -> dict[str, Decimal]:
@@ -55,22 +65,36 @@ def _difference_lines(counted: dict[str, Decimal], expected: dict[str, Decimal])
     return lines
 
 
-def _write_count(
-    *, desk: CashDesk, shift: Shift | None, kind: str, user: User, counted: dict[str, Decimal]
+def _check_difference_size(counted: dict[str, Decimal], book: dict[str, Decimal]) -> None:
+    if sum((abs(line.amount) for line in _difference_lines(counted, book)), ZERO) > MAX_COUNT_VALUE:
+        raise CashDeskError("invalid_count", _("The count is too large; check the figures."))
+
+
+def count_post(
+    *,
+    desk: CashDesk,
+    shift: Shift | None,
+    kind: str,
+    user: User,
+    counted: dict[str, Decimal],
+    book: dict[str, Decimal] | None = None,
+    approved_by: User | None = None,
 ) -> ShiftCount:
     """Record the count and post its differences, so that the place's book balance becomes the count.
 
     Call with the place's row locked. The expected figures are the book
-    balance; a place's very first count has nothing to compare with, so it is
-    its own expectation and its stock enters the books from opening balances.
+    balance (`book`: the balance when a count that waited for approval was
+    made, so what moved since stays in the books; it is posted when approved,
+    and its request keeps when each person counted); a place's very first count has
+    nothing to compare with, so it is its own expectation and its stock enters
+    the books from opening balances.
     """
     now = timezone.now()
-    book = place_balances(desk)
+    book = book if book is not None else place_balances(desk)
     first_count = not ShiftCount.objects.filter(desk=desk).exists()
     expected = dict(counted) if first_count else book
     lines = _difference_lines(counted, book)
-    if sum((abs(line.amount) for line in lines), ZERO) > MAX_COUNT_VALUE:
-        raise CashDeskError("invalid_count", _("The count is too large; check the figures."))
+    _check_difference_size(counted, book)
     posting = None
     if lines:
         posting = post_transaction(
@@ -82,6 +106,7 @@ def _write_count(
             user=user,
             counterparty=Counterparty.OPENING if first_count else Counterparty.OVER_SHORT,
             note=kind,
+            approved_by=approved_by,
             at=now,
         )
     count = ShiftCount.objects.create(
@@ -100,11 +125,80 @@ def _write_count(
     return count
 
 
+def difference_over_limit(*, desk: CashDesk, counted: dict[str, Decimal], book: dict[str, Decimal]) -> bool:
+    """Whether any item's difference is larger than the casino's limit: then a second supervisor approves it.
+
+    A place's first count is its opening balance, not a write-off.
+    """
+    if not ShiftCount.objects.filter(desk=desk).exists():
+        return False
+    limit = desk.casino.count_approval_limit
+    return any(abs(counted.get(item, ZERO) - book.get(item, ZERO)) > limit for item in ALL_ITEMS)
+
+
+def as_figures(amounts: dict[str, Decimal]) -> dict[str, str]:
+    """A count as stored on its request: every item in euros and cents, so that equal counts compare equal."""
+    return {item: str(amounts.get(item, ZERO).quantize(CENT)) for item in ALL_ITEMS}
+
+
+def from_figures(figures: dict[str, str]) -> dict[str, Decimal]:
+    return {item: Decimal(figures.get(item, "0")) for item in ALL_ITEMS}
+
+
+def count_request_open(
+    *,
+    desk: CashDesk,
+    shift: Shift | None,
+    kind: str,
+    user: User,
+    counted: dict[str, Decimal],
+    book: dict[str, Decimal],
+    status: str = CountRequest.Status.WAITING,
+    next_cashier: User | None = None,
+    operation_key: str | None = None,
+    kiosk_transfer: KioskTransfer | None = None,
+    asked_by: User | None = None,
+) -> CountRequest:
+    _check_difference_size(counted, book)
+    try:
+        with transaction.atomic():
+            return CountRequest.objects.create(
+                casino_id=desk.casino_id,
+                desk=desk,
+                shift=shift,
+                kind=kind,
+                counted_by=user,
+                counted_at=timezone.now(),
+                counted=as_figures(counted),
+                expected=as_figures(book),
+                next_cashier=next_cashier,
+                kiosk_transfer=kiosk_transfer,
+                asked_by=asked_by,
+                status=status,
+                operation_key=operation_key or None,
+            )
+    except IntegrityError:
+        if operation_key and CountRequest.objects.filter(operation_key=operation_key).exists():
+            raise CashDeskError("operation_key_used", _("This form was already used; open it again.")) from None
+        raise CashDeskError(
+            "count_waiting", _("A count of %(place)s already waits for a decision.") % {"place": desk.name}
+        ) from None
+
+
+def _replayed(operation_key: str | None, user: User) -> CountRequest | None:
+    if not operation_key:
+        return None
+    done = CountRequest.objects.filter(operation_key=operation_key).first()
+    if done is not None and done.counted_by_id != user.pk:
+        raise CashDeskError("operation_key_used", _("This form was already used by someone else; open it again."))
+    return done
+
+
 def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | int]) -> Shift:
     """Open a shift at the desk with the counted float. One open shift per desk and per cashier.
 
     The opening count's variance is against the desk's book balance: what the
-    last shift's count left.
+    last shift's count left. Above the casino's limit it waits for a supervisor.
     """
     if desk.kind != CashDesk.Kind.DESK:
         raise CashDeskError("not_a_desk", _("Shifts are worked at cash desks, not in the vault."))
@@ -115,13 +209,26 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
         with transaction.atomic():
             locked = CashDesk.objects.select_for_update().get(pk=desk.pk)
             shift = Shift.objects.create(desk=locked, cashier=cashier, opened_at=timezone.now())
-            _write_count(
-                desk=locked,
-                shift=shift,
-                kind=ShiftCount.Kind.OPENING,
-                user=cashier,
-                counted=amounts,
-            )
+            book = place_balances(locked)
+            if difference_over_limit(desk=locked, counted=amounts, book=book):
+                # Far from what the last count left: the shift takes nothing until a supervisor approves.
+                count_request_open(
+                    desk=locked,
+                    shift=shift,
+                    kind=ShiftCount.Kind.OPENING,
+                    user=cashier,
+                    counted=amounts,
+                    book=book,
+                )
+            else:
+                count_post(
+                    desk=locked,
+                    shift=shift,
+                    kind=ShiftCount.Kind.OPENING,
+                    user=cashier,
+                    counted=amounts,
+                    book=book,
+                )
     except IntegrityError:
         if Shift.objects.filter(desk=desk, closed_at__isnull=True).exists():
             raise CashDeskError("desk_busy", _("%(desk)s already has an open shift.") % {"desk": desk.name}) from None
@@ -131,60 +238,163 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
     return shift
 
 
-def shift_close(*, shift: Shift, user: User, counted: dict[str, Decimal | int]) -> ShiftCount:
-    """Close with a count; each item's variance (counted - expected) is recorded and posted to over/short."""
+def shift_close(
+    *, shift: Shift, user: User, counted: dict[str, Decimal | int], operation_key: str | None = None
+) -> ShiftCount | CountRequest:
+    """Close with a count; each item's variance (counted - expected) is recorded and posted to over/short.
+
+    A difference above the casino's limit is a request: the shift stays open, taking nothing, until a
+    supervisor approves it (then it closes) or rejects it (the cashier counts again).
+    """
     amounts = count_amounts(counted)
     with transaction.atomic():
+        if (done := _replayed(operation_key, user)) is not None:
+            return done
         shift, desk = lock_shift(shift=shift, user=user)
-        count = _write_count(
+        book = place_balances(desk)
+        if difference_over_limit(desk=desk, counted=amounts, book=book):
+            return count_request_open(
+                desk=desk,
+                shift=shift,
+                kind=ShiftCount.Kind.CLOSING,
+                user=user,
+                counted=amounts,
+                book=book,
+                operation_key=operation_key,
+            )
+        count = count_post(
             desk=desk,
             shift=shift,
             kind=ShiftCount.Kind.CLOSING,
             user=user,
             counted=amounts,
+            book=book,
         )
         Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
     return count
 
 
-def shift_handover(*, shift: Shift, user: User, counted: dict[str, Decimal | int], next_cashier: User) -> Shift:
-    """Close this shift with a count and open the next cashier's with that count as its float."""
+def shift_handover(
+    *,
+    shift: Shift,
+    user: User,
+    counted: dict[str, Decimal | int],
+    next_cashier: User,
+    operation_key: str | None = None,
+) -> CountRequest:
+    """The outgoing cashier's count at a hand-over: the shift takes nothing more until the incoming cashier counts.
+
+    The next shift opens when the incoming cashier's own count agrees (`handover_take_over`).
+    """
     if next_cashier.pk == user.pk:
         raise CashDeskError("same_cashier", _("Hand over to another cashier."))
     if not next_cashier.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("%(user)s is not a cashier.") % {"user": next_cashier})
     amounts = count_amounts(counted)
     with transaction.atomic():
+        if (done := _replayed(operation_key, user)) is not None:
+            return done
         shift, desk = lock_shift(shift=shift, user=user)
-        count = _write_count(
+        if Shift.objects.filter(cashier=next_cashier, closed_at__isnull=True).exists():
+            raise CashDeskError("cashier_busy", _("%(user)s already has an open shift.") % {"user": next_cashier})
+        return count_request_open(
             desk=desk,
             shift=shift,
             kind=ShiftCount.Kind.HANDOVER,
             user=user,
             counted=amounts,
+            book=place_balances(desk),
+            status=CountRequest.Status.COUNTING,
+            next_cashier=next_cashier,
+            operation_key=operation_key,
         )
-        Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
-        try:
-            with transaction.atomic():
-                successor = Shift.objects.create(
-                    desk=desk, cashier=next_cashier, opened_at=count.counted_at, previous=shift
-                )
-        except IntegrityError:
-            raise CashDeskError(
-                "cashier_busy", _("%(user)s already has an open shift.") % {"user": next_cashier}
-            ) from None
-        _write_count(
-            desk=desk,
-            shift=successor,
-            kind=ShiftCount.Kind.OPENING,
-            user=next_cashier,
-            counted=amounts,
-        )
+
+
+def handover_complete(*, request: CountRequest, stands: str, decided_by: User | None = None) -> Shift:
+    """Close the outgoing shift and open the incoming one at the count that stands. Call with the desk locked.
+
+    The difference from the books is the outgoing shift's (whoever's count stands, it is what was handed
+    over); the incoming shift opens at that count, inheriting nothing. Each posted count names whose
+    figures it holds.
+    """
+    outgoing = request.shift
+    incoming = request.next_cashier
+    if outgoing is None or incoming is None or request.next_counted is None:  # pragma: no cover - by the constraint
+        raise CashDeskError("invalid_state", _("This hand-over has no incoming count yet."))
+    desk = CashDesk.objects.get(pk=request.desk_id)
+    if stands == CountRequest.Stands.INCOMING:
+        figures, counter = request.next_counted, incoming
+    else:
+        figures, counter = request.counted, outgoing.cashier
+    standing = from_figures(figures)
+    count = count_post(
+        desk=desk,
+        shift=outgoing,
+        kind=ShiftCount.Kind.HANDOVER,
+        user=counter,
+        counted=standing,
+        book=from_figures(request.expected),
+        approved_by=decided_by,
+    )
+    closed_at = count.counted_at
+    Shift.objects.filter(pk=outgoing.pk).update(closed_at=closed_at)
+    try:
+        with transaction.atomic():
+            successor = Shift.objects.create(desk=desk, cashier=incoming, opened_at=closed_at, previous=outgoing)
+    except IntegrityError:
+        raise CashDeskError("cashier_busy", _("%(user)s already has an open shift.") % {"user": incoming}) from None
+    count_post(
+        desk=desk,
+        shift=successor,
+        kind=ShiftCount.Kind.OPENING,
+        # Whose figures these are: the incoming cashier's, unless the outgoing count stood over theirs.
+        user=incoming if request.next_counted == figures else counter,
+        counted=standing,
+    )
+    request.count = count
+    request.successor = successor
+    request.stands = stands
     return successor
 
 
-def vault_count(*, vault: CashDesk, user: User, counted: dict[str, Decimal | int]) -> ShiftCount:
-    """A supervisor counts the vault: its first count brings its stock into the books, later ones post variances."""
+def handover_take_over(
+    *, request: CountRequest, user: User, counted: dict[str, Decimal | int], operation_key: str | None = None
+) -> CountRequest:
+    """The incoming cashier's own count. Agreeing with the outgoing count, within the casino's limit, it opens
+    the next shift; otherwise the hand-over waits for a supervisor's decision."""
+    amounts = count_amounts(counted)
+    if request.next_cashier_id != user.pk or not user.has_perm("staff.operate_desk"):
+        raise CashDeskError("forbidden", _("Only the cashier this shift is handed over to counts it."))
+    with transaction.atomic():
+        CashDesk.objects.select_for_update().get(pk=request.desk_id)
+        request = CountRequest.objects.select_for_update().get(pk=request.pk)
+        if operation_key and request.next_operation_key == operation_key:
+            return request
+        if request.status != CountRequest.Status.COUNTING:
+            raise CashDeskError("already_counted", _("This hand-over has already been counted."))
+        request.next_counted = as_figures(amounts)
+        request.next_counted_at = timezone.now()
+        request.next_operation_key = operation_key or None
+        agreed = request.next_counted == request.counted
+        over = difference_over_limit(
+            desk=request.desk, counted=from_figures(request.counted), book=from_figures(request.expected)
+        )
+        if agreed and not over:
+            handover_complete(request=request, stands=CountRequest.Stands.OUTGOING)
+            request.status = CountRequest.Status.DONE
+        else:
+            request.status = CountRequest.Status.WAITING
+        request.save()
+    return request
+
+
+def vault_count(
+    *, vault: CashDesk, user: User, counted: dict[str, Decimal | int], operation_key: str | None = None
+) -> ShiftCount | CountRequest:
+    """A supervisor counts the vault: its first count brings its stock into the books, later ones post variances.
+
+    A difference above the casino's limit waits for a second supervisor's approval; the books keep their balance.
+    """
     if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor counts the vault."))
     if vault.kind != CashDesk.Kind.VAULT:
@@ -192,10 +402,24 @@ def vault_count(*, vault: CashDesk, user: User, counted: dict[str, Decimal | int
     amounts = count_amounts(counted)
     with transaction.atomic():
         locked = CashDesk.objects.select_for_update().get(pk=vault.pk)
-        return _write_count(
+        if (done := _replayed(operation_key, user)) is not None:
+            return done
+        book = place_balances(locked)
+        if difference_over_limit(desk=locked, counted=amounts, book=book):
+            return count_request_open(
+                desk=locked,
+                shift=None,
+                kind=ShiftCount.Kind.VAULT,
+                user=user,
+                counted=amounts,
+                book=book,
+                operation_key=operation_key,
+            )
+        return count_post(
             desk=locked,
             shift=None,
             kind=ShiftCount.Kind.VAULT,
             user=user,
             counted=amounts,
+            book=book,
         )

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 from cashdesk import forms, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount
+from cashdesk.models import CashTransaction, CountRequest, MachineReceipt, Shift, ShiftCount
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from casino_office.errors import DomainError
 from tickets.models import Ticket
@@ -72,12 +72,27 @@ def desk_home(request: StaffRequest) -> HttpResponse:
         form = forms.OpenShiftForm(request.POST or None, desks=selectors.free_desks(casino))
         if request.method == "POST" and form.is_valid():
             try:
-                services.shift_open(desk=form.cleaned_data["desk"], cashier=request.user, counted=form.counted())
-                messages.success(request, _("Shift opened."))
+                opened = services.shift_open(
+                    desk=form.cleaned_data["desk"], cashier=request.user, counted=form.counted()
+                )
+                if opened.count_requests.filter(status=CountRequest.Status.WAITING).exists():
+                    messages.warning(
+                        request,
+                        _(
+                            "Your count differs from what the last count left by more than %(limit)s: a supervisor "
+                            "approves it before the shift takes any transaction."
+                        )
+                        % {"limit": format_money(casino.count_approval_limit)},
+                    )
+                else:
+                    messages.success(request, _("Shift opened."))
                 return redirect("desk")
             except CashDeskError as error:
                 form.add_error(None, error.message)
-        return render(request, "cashdesk/open_shift.html", {"form": form})
+        handovers = selectors.handovers_to_count(casino, request.user)
+        return render(request, "cashdesk/open_shift.html", {"form": form, "handovers": handovers})
+    if shift.count_requests.filter(status__in=CountRequest.OPEN).exists():  # a hand-over or a count being decided
+        messages.info(request, _("This shift's count waits for a decision; nothing more is done in it until then."))
     recent = selectors.recent_transactions(shift)
     return _render(request, "cashdesk/desk.html", shift, number_form=forms.NumberForm(), recent=recent)
 
@@ -359,25 +374,41 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
             if handover:
                 next_cashier = form.cleaned_data["next_cashier"]
                 services.shift_handover(
-                    shift=shift, user=request.user, counted=form.counted(), next_cashier=next_cashier
+                    shift=shift,
+                    user=request.user,
+                    counted=form.counted(),
+                    next_cashier=next_cashier,
+                    operation_key=form.cleaned_data["operation_key"],
                 )
-                count = shift.counts.get(kind=ShiftCount.Kind.HANDOVER)
             else:
                 count = services.shift_close(shift=shift, user=request.user, counted=form.counted())
         except CashDeskError as error:
             form.add_error(None, error.message)
         else:
+            if handover:
+                messages.info(
+                    request,
+                    _("Shift %(number)s is handed over to %(cashier)s once they have counted the desk too.")
+                    % {"number": shift.pk, "cashier": next_cashier.get_username()},
+                )
+                return redirect("desk")
+            if isinstance(count, CountRequest):
+                messages.warning(
+                    request,
+                    _(
+                        "The count differs from the books by more than %(limit)s: a supervisor approves it before "
+                        "the shift closes. Nothing more is done in the shift until then."
+                    )
+                    % {"limit": format_money(casino.count_approval_limit)},
+                )
+                return redirect("desk")
             lines = list(count.lines.all())
             figures = {
                 "number": shift.pk,
                 "counted": format_money(sum((line.counted_amount for line in lines), Decimal(0))),
                 "variance": format_money(sum((line.variance for line in lines), Decimal(0))),
             }
-            if handover:
-                message = _("Shift %(number)s handed over to %(cashier)s: counted %(counted)s, variance %(variance)s.")
-                figures["cashier"] = next_cashier.get_username()
-            else:
-                message = _("Shift %(number)s closed: counted %(counted)s, variance %(variance)s.")
+            message = _("Shift %(number)s closed: counted %(counted)s, variance %(variance)s.")
             messages.success(request, message % figures)
             return redirect("shift-summary", pk=shift.pk)
     # Blind: the expected balances appear only after the count, on the shift's summary.
@@ -389,6 +420,43 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
         form=form,
         title=_("Hand over the shift") if handover else _("Close the shift"),
         intro=_("Count what is in the desk. The expected figures and the variance are shown after the count."),
+    )
+
+
+@role_required(CASHIER)
+def take_over(request: StaffRequest, pk: int) -> HttpResponse:
+    """The incoming cashier's own count of the desk handed over to them, blind like every shift count."""
+    handover = get_object_or_404(
+        CountRequest, pk=pk, casino=staff_casino(request), next_cashier=request.user, kind=ShiftCount.Kind.HANDOVER
+    )
+    form = forms.KeyedCountForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            handover = services.handover_take_over(
+                request=handover,
+                user=request.user,
+                counted=form.counted(),
+                operation_key=form.cleaned_data["operation_key"],
+            )
+        except CashDeskError as error:
+            form.add_error(None, error.message)
+        else:
+            if handover.status == CountRequest.Status.DONE:
+                messages.success(request, _("Your count agrees: the shift is yours."))
+            else:
+                messages.warning(
+                    request, _("Your count differs from the outgoing cashier's: a supervisor decides the hand-over.")
+                )
+            return redirect("desk")
+    return render(
+        request,
+        "cashdesk/form.html",
+        {
+            "form": form,
+            "title": _("Take over %(desk)s from %(cashier)s")
+            % {"desk": handover.desk.name, "cashier": handover.counted_by.get_username()},
+            "intro": _("Count what is in the desk yourself; the outgoing cashier's figures are not shown."),
+        },
     )
 
 

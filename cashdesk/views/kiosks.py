@@ -235,6 +235,16 @@ def kiosk_approve(request: StaffRequest, pk: int) -> HttpResponse:
     except CashDeskError as error:
         messages.error(request, error.message)
         return _back(machine_id)
+    if transfer.approved_at is None:  # the drop's count is above the casino's limit: four eyes
+        messages.warning(
+            request,
+            _(
+                "The drop's count differs from the books by more than %(limit)s: a second supervisor approves it "
+                "on the supervision page."
+            )
+            % {"limit": format_money(transfer.kiosk.casino.count_approval_limit)},
+        )
+        return _back(machine_id)
     messages.success(request, _approved_message(transfer))
     return _back(machine_id)
 

@@ -11,7 +11,7 @@ from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.handpay_forms import HandpayVoidForm
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CHECK_CODE_TRIES, HoldCase, ReversalRequest, Transfer
+from cashdesk.models import CHECK_CODE_TRIES, CountRequest, HoldCase, ReversalRequest, Transfer
 from cashdesk.services.handpays import handpay_void, open_handpays
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.desk import stuck_resolvable_from
@@ -60,6 +60,9 @@ def supervisor_home(
             ],
             casino_receipt_limit=casino.receipt_confirmation_limit,
             offline_validation=offline_validation_by_machine(casino),
+            counts=selectors.counts_to_approve(casino),
+            count_decision_form=forms.CountDecisionForm(auto_id=False),
+            casino_count_limit=casino.count_approval_limit,
         )
     return render(request, "cashdesk/supervisor.html", context)
 
@@ -89,6 +92,31 @@ def approve_reversal(request: StaffRequest, pk: int) -> HttpResponse:
     reversal = get_object_or_404(ReversalRequest, pk=pk, original__casino=staff_casino(request))
     return _done(
         request, lambda: services.reversal_approve(request=reversal, supervisor=request.user), _("Reversal approved.")
+    )
+
+
+@require_POST
+@role_required(SUPERVISOR)
+def decide_count(request: StaffRequest, pk: int, approve: bool) -> HttpResponse:
+    """Approve or reject a waiting count: a write-off above the limit, or a hand-over whose counts differ."""
+    waiting = get_object_or_404(CountRequest, pk=pk, casino=staff_casino(request))
+    form = forms.CountDecisionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("This form has expired; open it again from the menu."))
+        return redirect("supervisor")
+    key = form.cleaned_data["operation_key"]
+    if approve:
+        return _done(
+            request,
+            lambda: services.count_request_approve(
+                request=waiting, supervisor=request.user, stands=form.cleaned_data["stands"], decision_key=key
+            ),
+            _("Count approved; its difference is posted."),
+        )
+    return _done(
+        request,
+        lambda: services.count_request_reject(request=waiting, supervisor=request.user, decision_key=key),
+        _("Count rejected; nothing was posted. The place is counted again."),
     )
 
 
@@ -245,13 +273,28 @@ def vault(request: StaffRequest) -> HttpResponse:
     if vault_desk is None:
         messages.error(request, _("This casino has no vault set up."))
         return redirect("supervisor")
-    form = forms.CountForm(request.POST or None)
+    form = forms.KeyedCountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            count = services.vault_count(vault=vault_desk, user=request.user, counted=form.counted())
+            count = services.vault_count(
+                vault=vault_desk,
+                user=request.user,
+                counted=form.counted(),
+                operation_key=form.cleaned_data["operation_key"],
+            )
         except CashDeskError as error:
             form.add_error(None, error.message)
         else:
+            if isinstance(count, CountRequest):
+                messages.warning(
+                    request,
+                    _(
+                        "The count differs from the books by more than %(limit)s: it waits for a second supervisor's "
+                        "approval, and the books keep their balance until then."
+                    )
+                    % {"limit": format_money(casino.count_approval_limit)},
+                )
+                return redirect("supervisor-vault")
             if vault_desk.counts.count() == 1:
                 counted = sum((line.counted_amount for line in count.lines.all()), Decimal("0"))
                 message = _("The vault's first count: %(amount)s entered the books.") % {

@@ -555,7 +555,9 @@ def test_counterparties_and_places_balance_after_a_mixed_day(api, shift, cashier
     services.smartcard_payout(shift=shift, user=cashier, card_number="Z1", credits=Decimal("3.333"), card_counter=1)
     receipt = services.machine_receipt_record(machine=api.machine, amount=Decimal("7.00"), reason="x", user=floor)
     services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, check_code=receipt.check_code)
-    services.shift_close(shift=shift, user=cashier, counted={**FLOAT, "cash": Decimal("19000.00")})
+    waiting = services.shift_close(shift=shift, user=cashier, counted={**FLOAT, "cash": Decimal("19000.00")})
+    assert _books_balance(casino) == {}
+    services.count_request_approve(request=waiting, supervisor=supervisor)  # short by more than the limit
     assert _books_balance(casino) == {}
     parties = counterparty_balances(casino)
     assert parties["tickets"]["cash"] == Decimal("12.35")

@@ -78,7 +78,8 @@ def test_a_cashier_without_a_full_name_is_shown_by_username(casino, desk, shift,
 
 
 def test_a_desk_whose_shift_was_handed_over_shows_the_new_cashier(casino, desk, shift, cashier, cashier2, manager):
-    services.shift_handover(shift=shift, user=cashier, counted=FLOAT, next_cashier=cashier2)
+    handover = services.shift_handover(shift=shift, user=cashier, counted=FLOAT, next_cashier=cashier2)
+    services.handover_take_over(request=handover, user=cashier2, counted=FLOAT)
     page = _client(manager, casino).get("/dashboard/").content.decode()
     assert "<td>Kasa 1</td><td>jonas</td>" in page
 

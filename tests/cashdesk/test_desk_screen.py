@@ -300,10 +300,12 @@ def test_after_closing_a_message_and_the_summary_with_expected_counted_and_varia
 
 def test_after_a_handover_a_message_names_the_next_cashier(desk_client, shift, cashier2, casino):
     StaffAssignment.objects.create(user=cashier2, casino=casino)
-    response = desk_client.post("/desk/handover/", _count(next_cashier=cashier2.pk), follow=True)
+    response = desk_client.post("/desk/handover/", with_key(_count(next_cashier=cashier2.pk)), follow=True)
     html = response.content.decode()
-    assert f"Shift {shift.pk} handed over to {cashier2.get_username()}" in html
-    assert ShiftCount.objects.filter(shift=shift, kind=ShiftCount.Kind.HANDOVER).exists()
+    assert f"Shift {shift.pk} is handed over to {cashier2.get_username()} once they have counted the desk too" in html
+    # Nothing is posted on the outgoing count alone: the incoming cashier counts first (issue 21).
+    assert not ShiftCount.objects.filter(shift=shift, kind=ShiftCount.Kind.HANDOVER).exists()
+    assert shift.count_requests.get().status == "counting"
 
 
 # --- The receipt -------------------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def test_ticket_payout_receipt_shows_the_ticket(api, shift, cashier):
     assert "1,01 EUR" in text
 
 
-def test_x_report_while_open_and_z_report_with_variance_at_close(shift, cashier):
+def test_x_report_while_open_and_z_report_with_variance_at_close(shift, cashier, supervisor):
     from tests.cashdesk.conftest import FLOAT
 
     services.tokens_buy(shift=shift, user=cashier, count=10)
@@ -82,7 +82,10 @@ def test_x_report_while_open_and_z_report_with_variance_at_close(shift, cashier)
     assert "X REPORT" in x_text
     assert "Cash for tokens: 1" in x_text
 
-    services.shift_close(shift=shift, user=cashier, counted={**FLOAT, "cash": Decimal("20005.00"), "token": 990})
+    waiting = services.shift_close(
+        shift=shift, user=cashier, counted={**FLOAT, "cash": Decimal("20005.00"), "token": 990}
+    )
+    services.count_request_approve(request=waiting, supervisor=supervisor)  # 1020 tokens short: above the limit
     shift.refresh_from_db()
     z_text = pdf_text(printing.shift_report_pdf(shift))
     assert "Z REPORT" in z_text

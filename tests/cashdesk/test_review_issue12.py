@@ -120,8 +120,9 @@ def test_a_handover_to_a_busy_cashier_comes_back_still_blind(desk_client, cashie
     other = CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2", cash_limit=Decimal("500000.00"))
     services.shift_open(desk=other, cashier=cashier2, counted=FLOAT)
     StaffAssignment.objects.create(user=cashier2, casino=casino)
-    response = desk_client.post("/desk/handover/", _count(next_cashier=cashier2.pk))
+    response = desk_client.post("/desk/handover/", with_key(_count(next_cashier=cashier2.pk)))
     assert response.status_code == 200
+    assert "already has an open shift" in response.content.decode()
     html = response.content.decode()
     assert 'id="balances"' not in html
     assert not MONEY.search(html)

@@ -81,7 +81,8 @@ def test_handover_closes_with_a_count_and_opens_the_next_shift(shift, cashier, c
     services.tokens_buy(shift=shift, user=cashier, count=10)
     counted = {**FLOAT, "cash": Decimal("20010.00"), "token": 1990}
 
-    successor = services.shift_handover(shift=shift, user=cashier, counted=counted, next_cashier=cashier2)
+    handover = services.shift_handover(shift=shift, user=cashier, counted=counted, next_cashier=cashier2)
+    successor = services.handover_take_over(request=handover, user=cashier2, counted=counted).successor
 
     assert successor.cashier == cashier2
     assert successor.previous == shift

@@ -36,6 +36,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "desk-reversal": ("GET", {"cashier"}),
     "desk-close": ("GET", {"cashier"}),
     "desk-handover": ("GET", {"cashier"}),
+    "desk-take-over": ("GET", {"cashier"}),  # only the cashier it is handed over to (per object, 404 otherwise)
     "desk-transaction": ("GET", {"cashier", "shift_supervisor"}),
     "shift-summary": ("GET", {"cashier", "shift_supervisor", "manager"}),
     "receipt-pdf": ("GET", {"cashier", "shift_supervisor", "manager"}),  # a cashier: only his own (per object)
@@ -53,6 +54,8 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "supervisor": ("GET", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: the held tickets only
     "approve-transfer": ("POST", {"shift_supervisor"}),
     "approve-reversal": ("POST", {"shift_supervisor"}),
+    "approve-count": ("POST", {"shift_supervisor"}),  # never who counted (per object)
+    "reject-count": ("POST", {"shift_supervisor"}),
     "decide-hold": ("POST", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: past the decision day
     "resolve-stuck": ("POST", {"shift_supervisor"}),
     "void-ticket": ("POST", {"shift_supervisor"}),

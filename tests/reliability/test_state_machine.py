@@ -170,7 +170,10 @@ class CashDeskMachine(RuleBasedStateMachine):
         super().__init__()
         self.tag = uuid.uuid4().hex[:10]  # the data is committed: every example's names are its own
         self.serial = itertools.count(1)
-        self.casino = CasinoFactory(code=f"S{self.tag}", name=f"State machine {self.tag}")
+        # Counts post at once here: the four eyes above the casino's limit are proved in tests/cashdesk.
+        self.casino = CasinoFactory(
+            code=f"S{self.tag}", name=f"State machine {self.tag}", count_approval_limit=Decimal("9999999999.99")
+        )
         self.machines = [MachineFactory(casino=self.casino, asset_number=str(i)) for i in range(2)]
         self.cashiers = [make_user(f"sm{self.tag}-cashier{i}", "cashier") for i in range(2)]
         self.supervisor = make_user(f"sm{self.tag}-super", "shift_supervisor")
@@ -937,9 +940,13 @@ class CashDeskMachine(RuleBasedStateMachine):
             if reopen:
                 self._open(self._other_cashier(), self._recount(self.desk, reopen_deltas))
         else:
-            new = services.shift_handover(
+            handover = services.shift_handover(
                 shift=old, user=self.cashier, counted=as_counted(counted), next_cashier=successor
             )
+            # The incoming cashier counts the same: the next shift opens.
+            handover = services.handover_take_over(request=handover, user=successor, counted=as_counted(counted))
+            new = handover.successor
+            assert new is not None
             count = ShiftCount.objects.get(shift=old, kind=ShiftCount.Kind.HANDOVER)
             self._apply_count(self.desk, count, counted)
             opening = ShiftCount.objects.get(shift=new, kind=ShiftCount.Kind.OPENING)

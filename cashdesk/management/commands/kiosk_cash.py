@@ -117,9 +117,16 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():  # asked and approved together, or neither
                 transfer = kiosk_transfer_request(machine=kiosk, user=requester, direction=direction, amount=amount)
-                kiosk_transfer_approve(transfer=transfer, supervisor=approver)
+                transfer = kiosk_transfer_approve(transfer=transfer, supervisor=approver)
         except CashDeskError as error:
             raise CommandError(f"kiosk {kiosk.asset_number}: {error.message}") from None
+        if transfer.approved_at is None:  # four eyes: the count's difference is above the casino's limit
+            self.stdout.write(
+                f"Kiosk {kiosk.asset_number} ({kiosk.casino.code}): the drop's count of {format_amount(amount)} EUR "
+                f"differs from the books by more than {format_amount(kiosk.casino.count_approval_limit)} EUR; "
+                "it waits for a second supervisor's approval on the supervision page"
+            )
+            return
         done = "filled from the vault with" if direction == KioskTransfer.Direction.FILL else "dropped to the vault:"
         self.stdout.write(
             f"Kiosk {kiosk.asset_number} ({kiosk.casino.code}) {done} {format_amount(amount)} EUR "
