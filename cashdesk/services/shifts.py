@@ -185,6 +185,27 @@ def count_request_open(
         ) from None
 
 
+def count_or_request(
+    *,
+    desk: CashDesk,
+    shift: Shift | None,
+    kind: str,
+    user: User,
+    counted: dict[str, Decimal],
+    book: dict[str, Decimal],
+    operation_key: str | None = None,
+) -> ShiftCount | CountRequest:
+    """A count within the casino's limit posts now; one beyond it waits for a second supervisor (four eyes).
+
+    Call with the place's row locked.
+    """
+    if difference_over_limit(desk=desk, counted=counted, book=book):
+        return count_request_open(
+            desk=desk, shift=shift, kind=kind, user=user, counted=counted, book=book, operation_key=operation_key
+        )
+    return count_post(desk=desk, shift=shift, kind=kind, user=user, counted=counted, book=book)
+
+
 def _replayed(operation_key: str | None, user: User) -> CountRequest | None:
     if not operation_key:
         return None
@@ -210,25 +231,10 @@ def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | in
             locked = CashDesk.objects.select_for_update().get(pk=desk.pk)
             shift = Shift.objects.create(desk=locked, cashier=cashier, opened_at=timezone.now())
             book = place_balances(locked)
-            if difference_over_limit(desk=locked, counted=amounts, book=book):
-                # Far from what the last count left: the shift takes nothing until a supervisor approves.
-                count_request_open(
-                    desk=locked,
-                    shift=shift,
-                    kind=ShiftCount.Kind.OPENING,
-                    user=cashier,
-                    counted=amounts,
-                    book=book,
-                )
-            else:
-                count_post(
-                    desk=locked,
-                    shift=shift,
-                    kind=ShiftCount.Kind.OPENING,
-                    user=cashier,
-                    counted=amounts,
-                    book=book,
-                )
+            # Far from what the last count left, the shift takes nothing until a supervisor approves.
+            count_or_request(
+                desk=locked, shift=shift, kind=ShiftCount.Kind.OPENING, user=cashier, counted=amounts, book=book
+            )
     except IntegrityError:
         if Shift.objects.filter(desk=desk, closed_at__isnull=True).exists():
             raise CashDeskError("desk_busy", _("%(desk)s already has an open shift.") % {"desk": desk.name}) from None
@@ -252,25 +258,17 @@ def shift_close(
             return done
         shift, desk = lock_shift(shift=shift, user=user)
         book = place_balances(desk)
-        if difference_over_limit(desk=desk, counted=amounts, book=book):
-            return count_request_open(
-                desk=desk,
-                shift=shift,
-                kind=ShiftCount.Kind.CLOSING,
-                user=user,
-                counted=amounts,
-                book=book,
-                operation_key=operation_key,
-            )
-        count = count_post(
+        count = count_or_request(
             desk=desk,
             shift=shift,
             kind=ShiftCount.Kind.CLOSING,
             user=user,
             counted=amounts,
             book=book,
+            operation_key=operation_key,
         )
-        Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
+        if isinstance(count, ShiftCount):
+            Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
     return count
 
 
@@ -405,21 +403,12 @@ def vault_count(
         if (done := _replayed(operation_key, user)) is not None:
             return done
         book = place_balances(locked)
-        if difference_over_limit(desk=locked, counted=amounts, book=book):
-            return count_request_open(
-                desk=locked,
-                shift=None,
-                kind=ShiftCount.Kind.VAULT,
-                user=user,
-                counted=amounts,
-                book=book,
-                operation_key=operation_key,
-            )
-        return count_post(
+        return count_or_request(
             desk=locked,
             shift=None,
             kind=ShiftCount.Kind.VAULT,
             user=user,
             counted=amounts,
             book=book,
+            operation_key=operation_key,
         )
