@@ -7,7 +7,7 @@ log (deploy/gunicorn.conf.py). nginx logs no URL at all, and its request errors 
 (deploy/nginx/casino-office.conf).
 
 The rule covers every format without knowing it, read decoded (a digit written %37 or as a fullwidth digit is a
-digit): a run of six or more digits, in groups or not, joined by any run of spaces, dashes, pluses or underscores
+digit): a run of six or more digits, in groups or not, joined by any run of spaces, dashes, pluses or underscores, or 18 of them (a validation number) joined by any short runs of marks ("72~0021*8853")
 (validation numbers "00-4218-7793-1234-5672", "72--0021--8853", personal codes, receipt numbers "TOR-K1-000042",
 check codes), or of thirteen or more joined by one punctuation mark ("45.5697.3187.0691.5668"), and a word of
 six or more letters and digits with three digits or more (document numbers "LT4471234", "12AB34567") keep
@@ -31,7 +31,7 @@ _WORD_DIGITS = 3
 # a URL inside a `next=` parameter) and single other characters.
 # Django writes a path's control and non-ASCII characters as backslash escapes (\t, \xa0, \u2013): one token each.
 _TOKEN = re.compile(
-    r"%25(?:20|2[BbDd]|09|5[Ff])|%[0-9A-Fa-f]{2}|\\(?:[tv]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})|[0-9A-Za-z]+|.", re.DOTALL
+    r"%25(?:20|2[BbDd]|09|5[Ff])|%[0-9A-Fa-f]{2}|\\(?:[tvnr]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})|[0-9A-Za-z]+|.", re.DOTALL
 )
 # What people and URLs write between the groups of a number, one or several in a row ("72--0021", "72%20-0021"):
 # a space, a dash, a plus (a form's space), a tab, an underscore; and any other space or dash of Unicode.
@@ -45,6 +45,10 @@ _ESCAPED = re.compile(
 # masked from the length of a receipt number (13 digits) on.
 _PUNCTUATION = {".", ",", ":", ";", "/", "|"}
 _PUNCTUATED_NUMBER = 13
+# A validation number's 18 digits in groups joined by any short run of other marks ("72~0021~8853", "72*0021",
+# an escaped line break): masked whatever joins them. At most this many marks between two groups.
+_VALIDATION_DIGITS = 18
+_JOINING_MARKS = 3
 _UUID = re.compile(r"(?<![0-9A-Za-z])([0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})(?![0-9A-Za-z])")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?: \d{2})?")  # an ISO date (and the hour after it) hides nothing
 
@@ -125,12 +129,33 @@ def _punctuated(tokens: list[str], index: int) -> list[int]:
     return groups if sum(len(tokens[place]) for place in groups) >= _PUNCTUATED_NUMBER else []
 
 
+def _joined_by_any_marks(tokens: list[str], index: int) -> list[int]:
+    """Digit groups holding exactly a validation number's 18 digits, joined by short runs of anything but letters,
+    digits and line breaks: a number written with any punctuation, which no other rule here recognises."""
+    groups = [index]
+    digits = len(tokens[index])
+    while digits < _VALIDATION_DIGITS:
+        after = groups[-1] + 1
+        while (
+            after < len(tokens)
+            and after - groups[-1] - 1 < _JOINING_MARKS
+            and not tokens[after].isalnum()
+            and tokens[after] not in ("\n", "\r")
+        ):
+            after += 1
+        if after == groups[-1] + 1 or after >= len(tokens) or not _is_digits(tokens[after]):
+            return []
+        groups.append(after)
+        digits += len(tokens[after])
+    return groups if digits == _VALIDATION_DIGITS and len(groups) > 1 else []
+
+
 def _mask_tokens(text: str) -> str:
     tokens = _TOKEN.findall(_decoded_digits(text))
     index = 0
     while index < len(tokens):
         token = tokens[index]
-        if _is_digits(token) and (groups := _punctuated(tokens, index)):
+        if _is_digits(token) and (groups := _joined_by_any_marks(tokens, index) or _punctuated(tokens, index)):
             _hide(tokens, groups)
             index = groups[-1] + 1
             continue
