@@ -7,9 +7,10 @@ log (deploy/gunicorn.conf.py). nginx logs no URL at all, and its request errors 
 (deploy/nginx/casino-office.conf).
 
 The rule covers every format without knowing it, read decoded (a digit written %37 or as a fullwidth digit is a
-digit): a run of six or more digits, in groups or not, joined by any run of spaces, dashes, pluses or underscores, or 18 of them (a validation number) joined by any short runs of marks ("72~0021*8853")
+digit): a run of six or more digits, in groups or not, joined by any run of spaces, dashes, pluses or underscores
 (validation numbers "00-4218-7793-1234-5672", "72--0021--8853", personal codes, receipt numbers "TOR-K1-000042",
-check codes), or of thirteen or more joined by one punctuation mark ("45.5697.3187.0691.5668"), and a word of
+check codes), eighteen (a validation number) joined by any short runs of marks ("72~0021*8853"),
+or thirteen or more joined by one punctuation mark ("45.5697.3187.0691.5668"), and a word of
 six or more letters and digits with three digits or more (document numbers "LT4471234", "12AB34567") keep
 their last four characters; the rest become "*". Shorter numbers (primary
 keys, amounts, counts, status codes), dates, decimal fractions and UUIDs (Celery's task ids) stay as they are.
