@@ -151,6 +151,10 @@ class ShiftCount(models.Model):
         help_text=_("The posting of the count's differences, if any."),
         verbose_name=_("transaction"),
     )
+    # The one-time key of the form that made the count: the same form again finds it and counts nothing more.
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
 
     class Meta:
         verbose_name = _("shift count")

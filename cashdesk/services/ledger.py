@@ -95,12 +95,19 @@ def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
         raise CashDeskError("not_your_shift", _("Only the cashier of this shift may work it."))
     if not user.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("Only cashiers work a cash-desk shift."))
-    if CountRequest.objects.filter(shift=locked, status__in=CountRequest.OPEN).exists():
+    refuse_while_counting(locked)
+    locked.desk = desk
+    return locked, desk
+
+
+def refuse_while_counting(shift: Shift) -> None:
+    """Nothing moves in a shift whose count (a close, a hand-over) waits: not the cashier's work, nor a
+    supervisor's approval of what the shift asked for, or the count would be written off against moved books.
+    Call with the shift's desk locked."""
+    if CountRequest.objects.filter(shift=shift, status__in=CountRequest.OPEN).exists():
         raise CashDeskError(
             "count_waiting", _("This shift's count waits for a decision; nothing more is done in it until then.")
         )
-    locked.desk = desk
-    return locked, desk
 
 
 def vault_of(casino_id: int) -> CashDesk:

@@ -9,6 +9,8 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.db.models.functions import Abs
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -79,6 +81,7 @@ def count_post(
     counted: dict[str, Decimal],
     book: dict[str, Decimal] | None = None,
     approved_by: User | None = None,
+    operation_key: str | None = None,
 ) -> ShiftCount:
     """Record the count and post its differences, so that the place's book balance becomes the count.
 
@@ -110,7 +113,13 @@ def count_post(
             at=now,
         )
     count = ShiftCount.objects.create(
-        desk=desk, shift=shift, kind=kind, counted_by=user, counted_at=now, transaction=posting
+        desk=desk,
+        shift=shift,
+        kind=kind,
+        counted_by=user,
+        counted_at=now,
+        transaction=posting,
+        operation_key=operation_key or None,
     )
     ShiftCountLine.objects.bulk_create(
         ShiftCountLine(
@@ -133,7 +142,29 @@ def difference_over_limit(*, desk: CashDesk, counted: dict[str, Decimal], book: 
     if not ShiftCount.objects.filter(desk=desk).exists():
         return False
     limit = desk.casino.count_approval_limit
-    return any(abs(counted.get(item, ZERO) - book.get(item, ZERO)) > limit for item in ALL_ITEMS)
+    today = unapproved_differences_today(desk)
+    return any(
+        today.get(item, ZERO) + abs(counted.get(item, ZERO) - book.get(item, ZERO)) > limit for item in ALL_ITEMS
+    )
+
+
+def unapproved_differences_today(desk: CashDesk) -> dict[str, Decimal]:
+    """Per item, the differences (taken whole, over or short) of the place's counts posted this gaming day on one
+    person's word: a write-off split into counts each within the limit still reaches it (four eyes)."""
+    casino = desk.casino
+    begin, _finish = casino.gaming_day_bounds(casino.gaming_day(timezone.now()))
+    rows = (
+        ShiftCountLine.objects.filter(
+            count__desk=desk,
+            count__counted_at__gte=begin,
+            count__transaction__isnull=False,
+            count__transaction__approved_by__isnull=True,
+        )
+        .values("item")
+        .annotate(total=Sum(Abs("variance")))
+        .order_by()
+    )
+    return {row["item"]: row["total"] for row in rows}
 
 
 def as_figures(amounts: dict[str, Decimal]) -> dict[str, str]:
@@ -203,13 +234,19 @@ def count_or_request(
         return count_request_open(
             desk=desk, shift=shift, kind=kind, user=user, counted=counted, book=book, operation_key=operation_key
         )
-    return count_post(desk=desk, shift=shift, kind=kind, user=user, counted=counted, book=book)
+    return count_post(
+        desk=desk, shift=shift, kind=kind, user=user, counted=counted, book=book, operation_key=operation_key
+    )
 
 
-def _replayed(operation_key: str | None, user: User) -> CountRequest | None:
+def _replayed(operation_key: str | None, user: User) -> CountRequest | ShiftCount | None:
+    """What the form with this one-time key wrote: the count it posted, or the request it left waiting."""
     if not operation_key:
         return None
-    done = CountRequest.objects.filter(operation_key=operation_key).first()
+    done: CountRequest | ShiftCount | None = (
+        CountRequest.objects.filter(operation_key=operation_key).first()
+        or ShiftCount.objects.filter(operation_key=operation_key).first()
+    )
     if done is not None and done.counted_by_id != user.pk:
         raise CashDeskError("operation_key_used", _("This form was already used by someone else; open it again."))
     return done
@@ -291,6 +328,8 @@ def shift_handover(
     amounts = count_amounts(counted)
     with transaction.atomic():
         if (done := _replayed(operation_key, user)) is not None:
+            if not isinstance(done, CountRequest):  # the key of another form: a hand-over always waits
+                raise CashDeskError("operation_key_used", _("This form was already used; open it again."))
             return done
         shift, desk = lock_shift(shift=shift, user=user)
         if Shift.objects.filter(cashier=next_cashier, closed_at__isnull=True).exists():

@@ -20,7 +20,7 @@ from cashdesk.models import (
     Transfer,
     TransferLine,
 )
-from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, vault_of
+from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, refuse_while_counting, vault_of
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket
@@ -126,6 +126,7 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
         shift = Shift.objects.get(pk=transfer.shift_id)
         if shift.closed_at is not None:
             raise CashDeskError("shift_closed", _("The shift that asked for this transfer is closed."))
+        refuse_while_counting(shift)
         vault = vault_of(desk.casino_id)
         moved = [Line(line.item, line.amount, line.count) for line in transfer.lines.all()]
         tx = post_transaction(
@@ -193,6 +194,7 @@ def reversal_approve(*, request: ReversalRequest, supervisor: User) -> CashTrans
             raise CashDeskError(
                 "shift_closed", _("The transaction's shift is closed; reversals are made within the shift.")
             )
+        refuse_while_counting(shift)
         legs: list[tuple[CashDesk | str, Line]] = [
             (
                 desk if leg.desk_id == desk.pk else (leg.desk or leg.counterparty),

@@ -443,6 +443,14 @@ def take_over(request: StaffRequest, pk: int) -> HttpResponse:
         else:
             if handover.status == CountRequest.Status.DONE:
                 messages.success(request, _("Your count agrees: the shift is yours."))
+            elif handover.next_counted == handover.counted:
+                messages.warning(
+                    request,
+                    _(
+                        "Your count agrees with the outgoing cashier's, but it differs from the books by more than "
+                        "the casino's limit: a supervisor approves the hand-over."
+                    ),
+                )
             else:
                 messages.warning(
                     request, _("Your count differs from the outgoing cashier's: a supervisor decides the hand-over.")
