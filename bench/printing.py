@@ -24,11 +24,10 @@ def main() -> None:
     from django.contrib.auth.models import Group, User
 
     from cashdesk import printing, services
-    from cashdesk.models import CashDesk
-    from machines.models import Casino
+    from machines.models import Casino, Place
 
     casino = Casino.objects.create(name="Print Casino", code="PRN", address="Print g. 1, Vilnius", licence_number="P")
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("10000000.00"))
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("10000000.00"))
     cashier = User.objects.create_user("printer")
     cashier.groups.add(Group.objects.get(name="cashier"))
     cashier = User.objects.get(pk=cashier.pk)

@@ -1,15 +1,7 @@
 from django.contrib import admin
 
-from cashdesk.models import CashDesk, CashTransaction, HoldCase, KioskTransfer, Leg, MachineReceipt, Shift
+from cashdesk.models import CashTransaction, HoldCase, KioskTransfer, Leg, MachineReceipt, Shift
 from casino_office.admin import ReadOnlyAdmin, ReadOnlyInline
-
-
-@admin.register(CashDesk)
-class CashDeskAdmin(admin.ModelAdmin):
-    list_display = ["code", "name", "casino", "kind", "machine", "cash_limit"]
-    # A kiosk's place is made with its kiosk (cashdesk.services.kiosks.kiosk_place), never by hand.
-    readonly_fields = ["machine"]
-    list_filter = ["casino", "kind"]
 
 
 class LegInline(ReadOnlyInline):

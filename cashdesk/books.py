@@ -13,8 +13,8 @@ from decimal import Decimal
 from django.db.models import QuerySet, Sum
 
 from cashdesk.items import ALL_ITEMS
-from cashdesk.models import CashDesk, Counterparty, Leg, Shift, ShiftCount, ShiftCountLine
-from machines.models import Casino
+from cashdesk.models import Counterparty, Leg, Shift, ShiftCount, ShiftCountLine
+from machines.models import Casino, Place
 
 ZERO = Decimal("0.00")
 
@@ -26,7 +26,7 @@ def _totals(legs: QuerySet[Leg]) -> dict[str, Decimal]:
     return balances
 
 
-def place_balances(desk: CashDesk, *, at: dt.datetime | None = None, using: str = "default") -> dict[str, Decimal]:
+def place_balances(desk: Place, *, at: dt.datetime | None = None, using: str = "default") -> dict[str, Decimal]:
     """What a desk or the vault holds, per item, now or at a moment (transactions up to and including it)."""
     legs = Leg.objects.using(using).filter(desk=desk)
     if at is not None:
@@ -80,7 +80,7 @@ def shift_balances(shift: Shift) -> dict[str, Decimal]:
     return expected
 
 
-def vault_balance(vault: CashDesk) -> dict[str, Decimal]:
+def vault_balance(vault: Place) -> dict[str, Decimal]:
     return place_balances(vault)
 
 

@@ -19,7 +19,6 @@ from cashdesk.books import physical_balances
 from cashdesk.items import Item
 from cashdesk.kiosk_selectors import KioskCash, kiosk_cash
 from cashdesk.models import (
-    CashDesk,
     CountRequest,
     HoldCase,
     LiabilitySnapshot,
@@ -29,7 +28,7 @@ from cashdesk.models import (
 )
 from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
-from machines.models import Casino, Machine, MeterReconciliation
+from machines.models import Casino, Machine, MeterReconciliation, Place
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
@@ -70,7 +69,7 @@ class LiabilityPoint:
 
 @dataclass(frozen=True)
 class DeskCash:
-    desk: CashDesk
+    desk: Place
     shift: Shift | None
     cash: Decimal
     limit: Decimal
@@ -225,7 +224,7 @@ def snapshot_liability(casino: Casino, now: dt.datetime | None = None, days: int
 
 def cash_per_desk(casino: Casino) -> list[DeskCash]:
     """Cash each desk holds now, from the books, against its limit, with its open shift if any."""
-    desks = list(CashDesk.objects.using(reports_db()).filter(casino=casino, kind=CashDesk.Kind.DESK).order_by("code"))
+    desks = list(Place.objects.using(reports_db()).filter(casino=casino, kind=Place.Kind.DESK).order_by("code"))
     shifts = {
         s.desk_id: s
         for s in Shift.objects.using(reports_db())

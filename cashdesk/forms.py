@@ -8,11 +8,12 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
-from cashdesk.models import CashDesk, HoldCase
+from cashdesk.models import HoldCase
 from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.widgets import DayInput
 from compliance.models import Person
 from compliance.services import IdentityDetails
+from machines.models import Place
 
 _ASCII_NUMBER = re.compile(r"^\s*[0-9]+([.,][0-9]+)?\s*$")
 
@@ -288,7 +289,7 @@ class OpenShiftForm(CountForm):
     def __init__(self, *args: Any, desks: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["desk"] = forms.ModelChoiceField(
-            label=_("Desk"), queryset=desks if desks is not None else CashDesk.objects.none()
+            label=_("Desk"), queryset=desks if desks is not None else Place.objects.none()
         )
         self.order_fields(["desk", *ALL_ITEMS])
 

@@ -13,8 +13,8 @@ from typing import Any
 from django.db.models import Count, OuterRef, Subquery, Sum
 
 from cashdesk.items import Item
-from cashdesk.models import CashDesk, CashTransaction, KioskTransfer, Leg, ShiftCount, ShiftCountLine, TransactionKind
-from machines.models import Casino, Machine
+from cashdesk.models import CashTransaction, KioskTransfer, Leg, ShiftCount, ShiftCountLine, TransactionKind
+from machines.models import Casino, Machine, Place
 
 ZERO = Decimal("0.00")
 
@@ -24,7 +24,7 @@ class Kiosk:
     """A kiosk and its place in the books (None until the kiosk's cash is first used)."""
 
     machine: Machine
-    place: CashDesk | None
+    place: Place | None
 
 
 def kiosks_of(casino: Casino, *, using: str = "default") -> list[Kiosk]:
@@ -34,9 +34,7 @@ def kiosks_of(casino: Casino, *, using: str = "default") -> list[Kiosk]:
     """
     places = {
         place.machine_id: place
-        for place in CashDesk.objects.using(using)
-        .filter(casino=casino, kind=CashDesk.Kind.KIOSK)
-        .select_related("machine")
+        for place in Place.objects.using(using).filter(casino=casino, kind=Place.Kind.KIOSK).select_related("machine")
     }
     machines = {
         machine.pk: machine
@@ -116,7 +114,7 @@ def _last_drops(place_ids: list[int], using: str) -> dict[int, DropCount]:
     )
     count_ids = [
         count_id
-        for count_id in CashDesk.objects.using(using)
+        for count_id in Place.objects.using(using)
         .filter(pk__in=place_ids)
         .annotate(last_count=Subquery(latest))
         .values_list("last_count", flat=True)

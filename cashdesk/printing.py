@@ -20,10 +20,11 @@ from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk.books import opening_amounts, shift_balances
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashDesk, CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
 from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from casino_office.i18n import both
 from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
+from machines.models import Place
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_eur
 from tickets.numbers import display_validation_number, masked_validation_number
@@ -295,7 +296,7 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
     roll.row("IŠ VISO / TOTAL", format_eur(tx.amount), font=BOLD, size=10)
     roll.gap(2 * mm)
     roll.text(f"Kasa / Desk: {tx.desk.name}")
-    vault = tx.legs.exclude(desk=tx.desk).filter(desk__kind=CashDesk.Kind.VAULT).select_related("desk").first()
+    vault = tx.legs.exclude(desk=tx.desk).filter(desk__kind=Place.Kind.VAULT).select_related("desk").first()
     if vault is not None and vault.desk is not None:
         roll.text(f"Saugykla / Vault: {vault.desk.name}")
     if tx.created_by is not None:

@@ -14,7 +14,6 @@ from cashdesk.books import counterparty_balances, over_short_by_shift, physical_
 from cashdesk.items import ALL_ITEMS
 from cashdesk.kiosk_selectors import PERIOD_AMOUNTS, PERIOD_COUNTS, kiosk_period
 from cashdesk.models import (
-    CashDesk,
     CashTransaction,
     CheckCodeFailure,
     CheckCodeUnlock,
@@ -24,7 +23,7 @@ from cashdesk.models import (
     MachineReceipt,
     TransactionKind,
 )
-from machines.models import Casino, Machine, MeterReconciliation
+from machines.models import Casino, Machine, MeterReconciliation, Place
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
 from tickets.numbers import masked_validation_number
 from tickets.reconciliation import reconcile_day
@@ -111,7 +110,7 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
         .select_related("ticket", "machine", "user")
     )
     # Events record the desk's code; the report names it as every screen does.
-    desk_names = dict(CashDesk.objects.using(reports_db()).filter(casino=casino).values_list("code", "name"))
+    desk_names = dict(Place.objects.using(reports_db()).filter(casino=casino).values_list("code", "name"))
     machine_names = dict(Machine.objects.using(reports_db()).filter(casino=casino).values_list("pk", "asset_number"))
     labels = {
         TicketEventKind.AMOUNT_MISMATCH: _("Amount mismatch"),
@@ -259,7 +258,7 @@ def per_desk(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any
         }
         for row in CashTransaction.objects.using(reports_db())
         .filter(casino=casino, created_at__gte=begin, created_at__lt=finish)
-        .exclude(desk__kind=CashDesk.Kind.KIOSK)
+        .exclude(desk__kind=Place.Kind.KIOSK)
         .values("desk__code", "desk_id", "desk__name", "kind")
         .annotate(n=Count("id"), total=Sum("amount"))
         .order_by("desk__code", "kind")
@@ -337,11 +336,11 @@ def books(casino: Casino, at: dt.datetime) -> list[dict[str, Any]]:
     own). Double entry: each item's total over all places is zero, at every moment.
     """
     using = reports_db()
-    desks = {desk.pk: desk for desk in CashDesk.objects.using(using).filter(casino=casino)}
+    desks = {desk.pk: desk for desk in Place.objects.using(using).filter(casino=casino)}
     rows: list[dict[str, Any]] = []
     totals = dict.fromkeys(ALL_ITEMS, Decimal("0.00"))
     held = physical_balances(casino, at=at, using=using)
-    order: dict[str, int] = {CashDesk.Kind.VAULT: 0, CashDesk.Kind.DESK: 1, CashDesk.Kind.KIOSK: 2}
+    order: dict[str, int] = {Place.Kind.VAULT: 0, Place.Kind.DESK: 1, Place.Kind.KIOSK: 2}
     for desk_id in sorted(held, key=lambda pk: (order.get(desks[pk].kind, 3), desks[pk].code)):
         for item in ALL_ITEMS:
             if held[desk_id][item]:

@@ -14,7 +14,6 @@ from django.utils import timezone
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import (
     IDENTITY_KINDS,
-    CashDesk,
     CashTransaction,
     CountRequest,
     HoldCase,
@@ -24,7 +23,7 @@ from cashdesk.models import (
     TransactionKind,
     Transfer,
 )
-from machines.models import Casino
+from machines.models import Casino, Place
 
 
 class DeskOperationHistory:
@@ -122,10 +121,10 @@ class DeskOperationHistory:
 # --- What the desk's, the floor's and the supervisor's screens read ---------------------------------
 
 
-def free_desks(casino: Casino) -> QuerySet[CashDesk]:
+def free_desks(casino: Casino) -> QuerySet[Place]:
     """The casino's cash desks with no open shift: where a cashier may open one."""
     busy = Shift.objects.filter(closed_at__isnull=True).values("desk")
-    return CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.DESK).exclude(pk__in=busy)
+    return Place.objects.filter(casino=casino, kind=Place.Kind.DESK).exclude(pk__in=busy)
 
 
 def recent_transactions(shift: Shift, limit: int = 15) -> QuerySet[CashTransaction]:
@@ -140,8 +139,8 @@ def cashiers_to_hand_over_to(casino: Casino, user: User) -> QuerySet[User]:
     )
 
 
-def casino_vault(casino: Casino) -> CashDesk | None:
-    return CashDesk.objects.filter(casino=casino, kind=CashDesk.Kind.VAULT).first()
+def casino_vault(casino: Casino) -> Place | None:
+    return Place.objects.filter(casino=casino, kind=Place.Kind.VAULT).first()
 
 
 def recent_machine_receipts(casino: Casino, limit: int = 30) -> QuerySet[MachineReceipt]:

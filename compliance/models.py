@@ -176,22 +176,15 @@ class RegisterEntry(models.Model):
     kind = models.CharField(max_length=20, choices=RegisterKind.choices, verbose_name=_("kind"))
     amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
     desk = models.ForeignKey(
-        "cashdesk.CashDesk", on_delete=models.PROTECT, related_name="register_entries", verbose_name=_("desk")
+        "machines.Place", on_delete=models.PROTECT, related_name="register_entries", verbose_name=_("desk")
     )
-    shift = models.ForeignKey(
-        "cashdesk.Shift", on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("shift")
-    )
+    # The desk's shift and transaction, kept as values: the register sits below the cash desk and keeps what its
+    # reports need (place, cashier, amount, kind), so it refers to nothing above it.
+    shift_id = models.BigIntegerField(null=True, blank=True, verbose_name=_("shift"))
     cashier = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("cashier")
     )
-    transaction = models.OneToOneField(
-        "cashdesk.CashTransaction",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="register_entry",
-        verbose_name=_("transaction"),
-    )
+    transaction_id = models.BigIntegerField(null=True, blank=True, unique=True, verbose_name=_("transaction"))
     corrects = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections", verbose_name=_("corrects")
     )
@@ -233,7 +226,7 @@ class RegisterEntry(models.Model):
             models.UniqueConstraint(fields=["casino", "sequence"], name="register_sequence_unique_per_casino"),
             models.CheckConstraint(condition=Q(kind__in=RegisterKind.values), name="register_kind_valid"),
             models.CheckConstraint(
-                condition=Q(transaction__isnull=False) | Q(corrects__isnull=False),
+                condition=Q(transaction_id__isnull=False) | Q(corrects__isnull=False),
                 name="register_has_transaction_or_corrects",
             ),
         ]
@@ -293,7 +286,7 @@ class Alert(models.Model):
         Person, on_delete=models.PROTECT, null=True, blank=True, related_name="alerts", verbose_name=_("person")
     )
     desk = models.ForeignKey(
-        "cashdesk.CashDesk", on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("desk")
+        "machines.Place", on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("desk")
     )
     machine = models.ForeignKey(
         "machines.Machine", on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("machine")

@@ -3,7 +3,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from machines.models import Casino, Game, Machine, MeterReading, MeterReconciliation
+from machines.models import Casino, Game, Machine, MeterReading, MeterReconciliation, Place
 from machines.services import machine_key_rotate
 
 
@@ -16,6 +16,14 @@ class CasinoAdmin(admin.ModelAdmin):
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
     search_fields = ["title"]
+
+
+@admin.register(Place)
+class PlaceAdmin(admin.ModelAdmin):
+    list_display = ["code", "name", "casino", "kind", "machine", "cash_limit"]
+    # A kiosk's place is made with its kiosk when the cash desk first fills or reads it, never by hand.
+    readonly_fields = ["machine"]
+    list_filter = ["casino", "kind"]
 
 
 @admin.register(Machine)

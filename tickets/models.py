@@ -55,7 +55,7 @@ class Ticket(models.Model):
         verbose_name=_("issuing machine"),
     )
     issuing_desk = models.ForeignKey(
-        "cashdesk.CashDesk",
+        "machines.Place",
         on_delete=models.PROTECT,
         null=True,
         blank=True,

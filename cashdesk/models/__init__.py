@@ -12,7 +12,7 @@ from cashdesk.models.books import (
     TransactionKind,
 )
 from cashdesk.models.counts import CountRequest
-from cashdesk.models.desks import CashDesk, Shift, ShiftCount, ShiftCountLine
+from cashdesk.models.desks import Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.instruments import (
     CHECK_CODE_TRIES,
     CheckCodeFailure,
@@ -34,7 +34,6 @@ __all__ = [
     "COUNTERPARTY_OF_KIND",
     "IDENTITY_KINDS",
     "KIOSK_KINDS",
-    "CashDesk",
     "CashTransaction",
     "CheckCodeFailure",
     "CheckCodeUnlock",

@@ -7,9 +7,9 @@ from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models.desks import CashDesk, Shift
-from compliance.models import Person
-from machines.models import Casino
+from cashdesk.models.desks import Shift
+from compliance.models import Person, RegisterEntry
+from machines.models import Casino, Place
 
 
 class TransactionKind(models.TextChoices):
@@ -99,7 +99,7 @@ class CashTransaction(models.Model):
     casino = models.ForeignKey(
         Casino, on_delete=models.PROTECT, related_name="cash_transactions", verbose_name=_("casino")
     )
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="transactions", verbose_name=_("desk"))
+    desk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="transactions", verbose_name=_("desk"))
     shift = models.ForeignKey(
         Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", verbose_name=_("shift")
     )
@@ -234,6 +234,11 @@ class CashTransaction(models.Model):
         return f"{self.desk.code}-{self.number:06d} {self.get_kind_display()} {self.amount} EUR"
 
     @property
+    def register_entry(self) -> RegisterEntry | None:
+        """The register's line for this transaction, if it needed one (the register keeps this id as a value)."""
+        return RegisterEntry.objects.filter(transaction_id=self.pk).first()
+
+    @property
     def receipt_number(self) -> str:
         return f"{self.casino.code}-{self.desk.code}-{self.number:06d}"
 
@@ -263,7 +268,7 @@ class Leg(models.Model):
     )
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
     desk = models.ForeignKey(
-        CashDesk, on_delete=models.PROTECT, null=True, blank=True, related_name="legs", verbose_name=_("desk")
+        Place, on_delete=models.PROTECT, null=True, blank=True, related_name="legs", verbose_name=_("desk")
     )
     counterparty = models.CharField(
         max_length=12, choices=Counterparty.choices, blank=True, verbose_name=_("counterparty")

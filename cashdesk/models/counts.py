@@ -13,9 +13,9 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from cashdesk.models.desks import CashDesk, Shift, ShiftCount
+from cashdesk.models.desks import Shift, ShiftCount
 from cashdesk.models.kiosks import KioskTransfer
-from machines.models import Casino
+from machines.models import Casino, Place
 
 
 class CountRequest(models.Model):
@@ -34,7 +34,7 @@ class CountRequest(models.Model):
     DECIDED = [Status.APPROVED, Status.REJECTED]
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="count_requests", verbose_name=_("place"))
+    desk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="count_requests", verbose_name=_("place"))
     kind = models.CharField(max_length=10, choices=ShiftCount.Kind.choices, verbose_name=_("kind"))
     shift = models.ForeignKey(
         Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="count_requests", verbose_name=_("shift")

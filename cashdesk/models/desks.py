@@ -1,7 +1,5 @@
 """Cash desks, the vault, shifts and their counts."""
 
-from decimal import Decimal
-
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -10,76 +8,11 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import Item
 from casino_office.constraints import in_cents
-from machines.models import Casino
-
-
-class CashDesk(models.Model):
-    """A place that holds cash: a cash desk, the casino's vault (one per casino, no shifts) or a kiosk's cash.
-
-    A kiosk's place (kind=kiosk) belongs to one machine of kind kiosk; it has no
-    shifts: the kiosk pays tickets from it by the API, and it is filled from and
-    dropped to the vault.
-    """
-
-    class Kind(models.TextChoices):
-        DESK = "desk", _("Cash desk")
-        VAULT = "vault", _("Vault")
-        KIOSK = "kiosk", _("Kiosk")
-
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="desks", verbose_name=_("casino"))
-    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK, verbose_name=_("kind"))
-    machine = models.OneToOneField(
-        "machines.Machine",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="cash_place",
-        help_text=_("The kiosk whose cash this is."),
-        verbose_name=_("kiosk"),
-    )
-    code = models.CharField(max_length=16, verbose_name=_("code"))
-    name = models.CharField(max_length=64, verbose_name=_("name"))
-    cash_limit = models.DecimalField(
-        max_digits=12,
-        decimal_places=2,
-        default=Decimal("50000.00"),
-        help_text=_("Cash above this goes to the vault."),
-        verbose_name=_("cash limit"),
-    )
-    cash_limit_enforced = models.BooleanField(
-        default=True,
-        help_text=_("Refuse cash coming in above the limit; otherwise only warn."),
-        verbose_name=_("cash limit enforced"),
-    )
-    # Counters behind receipt numbers and the desk's ticket sequence; only
-    # services increment them, under a row lock.
-    last_receipt_number = models.PositiveIntegerField(default=0, editable=False, verbose_name=_("last receipt number"))
-    last_ticket_sequence = models.PositiveIntegerField(
-        default=0, editable=False, verbose_name=_("last ticket sequence")
-    )
-
-    class Meta:
-        verbose_name = _("cash desk")
-        verbose_name_plural = _("cash desks")
-        ordering = ["casino", "code"]
-        constraints = [
-            models.UniqueConstraint(fields=["casino", "code"], name="cashdesk_code_unique_per_casino"),
-            models.UniqueConstraint(fields=["casino"], condition=Q(kind="vault"), name="cashdesk_one_vault_per_casino"),
-            models.CheckConstraint(condition=Q(kind__in=["desk", "vault", "kiosk"]), name="cashdesk_kind_valid"),
-            models.CheckConstraint(
-                condition=Q(kind="kiosk", machine__isnull=False) | (~Q(kind="kiosk") & Q(machine__isnull=True)),
-                name="cashdesk_kiosk_has_machine",
-            ),
-            models.CheckConstraint(condition=Q(cash_limit__gte=0), name="cashdesk_cash_limit_not_negative"),
-        ]
-
-    def __str__(self) -> str:
-        # The name, as every screen, report and paper calls the desk ("Kasa 1"); the code is for the admin's lists.
-        return self.name
+from machines.models import Place
 
 
 class Shift(models.Model):
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("desk"))
+    desk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("desk"))
     cashier = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("cashier")
     )
@@ -133,7 +66,7 @@ class ShiftCount(models.Model):
         VAULT = "vault", _("Vault count")
         KIOSK = "kiosk", _("Kiosk drop count")
 
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="counts", verbose_name=_("desk"))
+    desk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="counts", verbose_name=_("desk"))
     shift = models.ForeignKey(
         Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="counts", verbose_name=_("shift")
     )

@@ -9,9 +9,9 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models.books import CashTransaction, _value_matches_count
-from cashdesk.models.desks import CashDesk, Shift
+from cashdesk.models.desks import Shift
 from cashdesk.receipt_numbers import display_receipt_number
-from machines.models import Casino, Machine
+from machines.models import Casino, Machine, Place
 
 
 class Transfer(models.Model):
@@ -298,7 +298,7 @@ class CheckCodeFailure(models.Model):
     receipt = models.ForeignKey(
         MachineReceipt, on_delete=models.PROTECT, related_name="check_code_failures", verbose_name=_("machine receipt")
     )
-    desk = models.ForeignKey(CashDesk, on_delete=models.PROTECT, related_name="+", verbose_name=_("desk"))
+    desk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="+", verbose_name=_("desk"))
     tried_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("typed by")
     )

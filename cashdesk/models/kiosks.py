@@ -6,7 +6,8 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.models.books import CashTransaction
-from cashdesk.models.desks import CashDesk, ShiftCount
+from cashdesk.models.desks import ShiftCount
+from machines.models import Place
 
 
 class KioskTransfer(models.Model):
@@ -23,9 +24,7 @@ class KioskTransfer(models.Model):
         FILL = "fill", _("Fill from the vault")
         DROP = "drop", _("Drop to the vault")
 
-    kiosk = models.ForeignKey(
-        CashDesk, on_delete=models.PROTECT, related_name="kiosk_transfers", verbose_name=_("kiosk")
-    )
+    kiosk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="kiosk_transfers", verbose_name=_("kiosk"))
     direction = models.CharField(max_length=4, choices=Direction.choices, verbose_name=_("direction"))
     amount = models.DecimalField(
         max_digits=12,

@@ -14,9 +14,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CountRequest, KioskTransfer, Shift, ShiftCount
+from cashdesk.models import CountRequest, KioskTransfer, Shift, ShiftCount
 from cashdesk.services.kiosks import kiosk_transfer_post
 from cashdesk.services.shifts import count_post, from_figures, handover_complete
+from machines.models import Place
 
 SUPERVISOR = "staff.supervise_desk"
 
@@ -27,7 +28,7 @@ def _lock_request(
     """The request, locked after its place; True when this decision was already made by this form."""
     if not supervisor.has_perm(SUPERVISOR):
         raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
-    CashDesk.objects.select_for_update().get(pk=request.desk_id)
+    Place.objects.select_for_update().get(pk=request.desk_id)
     request = CountRequest.objects.select_for_update().get(pk=request.pk)
     if decision_key and request.decision_key == decision_key and request.decided_by_id == supervisor.pk:
         return request, True
@@ -55,13 +56,13 @@ def count_request_approve(
             transfer = KioskTransfer.objects.select_for_update().get(count_request=request)
             if transfer.approved_at is not None or transfer.cancelled_at is not None:
                 raise CashDeskError("already_decided", _("This count has already been decided."))
-            place = CashDesk.objects.get(pk=request.desk_id)
+            place = Place.objects.get(pk=request.desk_id)
             transfer = kiosk_transfer_post(transfer=transfer, place=place, supervisor=supervisor)
             request.count = transfer.count
         else:
             shift = Shift.objects.get(pk=request.shift_id) if request.shift_id else None
             request.count = count_post(
-                desk=CashDesk.objects.get(pk=request.desk_id),
+                desk=Place.objects.get(pk=request.desk_id),
                 shift=shift,
                 kind=request.kind,
                 user=request.counted_by,

@@ -13,7 +13,6 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, Item
 from cashdesk.models import (
     CHECK_CODE_TRIES,
-    CashDesk,
     CashTransaction,
     CheckCodeFailure,
     CheckCodeUnlock,
@@ -35,7 +34,7 @@ from cashdesk.services.ledger import (
 )
 from compliance.models import Person
 from compliance.services import IdentityDetails
-from machines.models import Machine
+from machines.models import Machine, Place
 from tickets.money import CENT, MILL, cash_payout, format_money
 
 logger = logging.getLogger(__name__)
@@ -379,7 +378,7 @@ def machine_receipt_supervisor_confirm(*, receipt_id: int, casino_id: int, user:
         return receipt
 
 
-def _wrong_check_code(*, receipt: MachineReceipt, user: User, desk: CashDesk, shown: str) -> CashDeskError:
+def _wrong_check_code(*, receipt: MachineReceipt, user: User, desk: Place, shown: str) -> CashDeskError:
     """Record a wrong check code typed for `receipt` (its row locked by the caller); the last try locks it.
 
     The row lock makes the count exact: cashiers guessing at once at two desks
@@ -484,7 +483,7 @@ def _pay_receipt(
     *,
     receipt: MachineReceipt,
     shift: Shift,
-    desk: CashDesk,
+    desk: Place,
     user: User,
     shown: str,
     person: Person | None,

@@ -1,7 +1,7 @@
 """Kiosks' cash in the books: their redemptions and printed tickets (by the API), fills and drops (by staff).
 
 Each kiosk (a machine of kind `kiosk`) has a place of its own in the books, a
-CashDesk of kind `kiosk` made on first use. A redemption moves cash from the
+Place of kind `kiosk` made on first use. A redemption moves cash from the
 kiosk to the tickets outstanding; a ticket the kiosk printed moves cash in.
 The ticket rules call these through `tickets.kiosks` (registered in
 CashdeskConfig.ready). Fills and drops are asked for by a floor attendant or a
@@ -26,7 +26,6 @@ from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import (
-    CashDesk,
     CashTransaction,
     CountRequest,
     KioskTransfer,
@@ -36,7 +35,7 @@ from cashdesk.models import (
 )
 from cashdesk.services.ledger import cash, post_transaction, vault_of
 from cashdesk.services.shifts import count_request_open
-from machines.models import Machine
+from machines.models import Machine, Place
 from tickets.exceptions import TicketRefused
 from tickets.models import Ticket, TicketState
 from tickets.money import CENT, cash_payout, format_money
@@ -45,9 +44,9 @@ REQUESTERS = ("staff.record_receipt", "staff.supervise_desk")
 SUPERVISOR = "staff.supervise_desk"
 
 
-def kiosk_place(machine: Machine) -> CashDesk:
+def kiosk_place(machine: Machine) -> Place:
     """The kiosk's place in the books, made on first use (named in the casino's language)."""
-    place = CashDesk.objects.filter(machine=machine).first()
+    place = Place.objects.filter(machine=machine).first()
     if place is not None:
         return place
     if not machine.is_kiosk:
@@ -58,9 +57,9 @@ def kiosk_place(machine: Machine) -> CashDesk:
     for code in [f"KS{machine.pk}", *(f"KS{machine.pk}-{n}" for n in range(2, 10))]:
         try:
             with transaction.atomic():
-                return CashDesk.objects.create(
+                return Place.objects.create(
                     casino_id=machine.casino_id,
-                    kind=CashDesk.Kind.KIOSK,
+                    kind=Place.Kind.KIOSK,
                     machine=machine,
                     code=code,
                     name=name[:64],
@@ -68,14 +67,14 @@ def kiosk_place(machine: Machine) -> CashDesk:
                     cash_limit_enforced=False,
                 )
         except IntegrityError:
-            if (place := CashDesk.objects.filter(machine=machine).first()) is not None:
+            if (place := Place.objects.filter(machine=machine).first()) is not None:
                 return place  # made at the same moment by another request
     raise CashDeskError("kiosk_code_taken", _("Every code for this kiosk's cash is taken by other desks."))
 
 
-def _lock_place(machine: Machine) -> CashDesk:
+def _lock_place(machine: Machine) -> Place:
     place = kiosk_place(machine)
-    return CashDesk.objects.select_for_update().get(pk=place.pk)
+    return Place.objects.select_for_update().get(pk=place.pk)
 
 
 def _held_for_others(machine: Machine, ticket: Ticket | None) -> Decimal:
@@ -86,7 +85,7 @@ def _held_for_others(machine: Machine, ticket: Ticket | None) -> Decimal:
     return sum((cash_payout(amount) for amount in held.values_list("amount", flat=True)), ZERO)
 
 
-def _waiting_drop(place: CashDesk) -> bool:
+def _waiting_drop(place: Place) -> bool:
     return KioskTransfer.objects.filter(
         kiosk=place, direction=KioskTransfer.Direction.DROP, approved_at__isnull=True, cancelled_at__isnull=True
     ).exists()
@@ -211,7 +210,7 @@ def kiosk_transfer_request(
         )
 
 
-def _check_capacity(place: CashDesk, amount: Decimal) -> None:
+def _check_capacity(place: Place, amount: Decimal) -> None:
     capacity = place.casino.kiosk_cash_capacity
     held = place_balances(place)[Item.CASH]
     if held + amount > capacity:
@@ -227,7 +226,7 @@ def _check_capacity(place: CashDesk, amount: Decimal) -> None:
         )
 
 
-def _lock_transfer(transfer: KioskTransfer, supervisor: User) -> tuple[KioskTransfer, CashDesk]:
+def _lock_transfer(transfer: KioskTransfer, supervisor: User) -> tuple[KioskTransfer, Place]:
     if not supervisor.has_perm(SUPERVISOR):
         raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
     transfer = KioskTransfer.objects.select_for_update().get(pk=transfer.pk)
@@ -235,7 +234,7 @@ def _lock_transfer(transfer: KioskTransfer, supervisor: User) -> tuple[KioskTran
         raise CashDeskError("already_approved", _("This transfer has already been approved."))
     if transfer.cancelled_at is not None:
         raise CashDeskError("cancelled", _("This transfer was cancelled."))
-    place = CashDesk.objects.select_for_update().get(pk=transfer.kiosk_id)
+    place = Place.objects.select_for_update().get(pk=transfer.kiosk_id)
     return transfer, place
 
 
@@ -266,11 +265,11 @@ def kiosk_transfer_approve(*, transfer: KioskTransfer, supervisor: User) -> Kios
         return kiosk_transfer_post(transfer=transfer, place=place, supervisor=supervisor)
 
 
-def _drop_over_limit(transfer: KioskTransfer, place: CashDesk) -> bool:
+def _drop_over_limit(transfer: KioskTransfer, place: Place) -> bool:
     return abs(transfer.amount - place_balances(place)[Item.CASH]) > place.casino.count_approval_limit
 
 
-def kiosk_transfer_post(*, transfer: KioskTransfer, place: CashDesk, supervisor: User) -> KioskTransfer:
+def kiosk_transfer_post(*, transfer: KioskTransfer, place: Place, supervisor: User) -> KioskTransfer:
     """Post an approved fill or drop. Call with the transfer and the kiosk's place locked."""
     vault = vault_of(place.casino_id)
     now = timezone.now()
@@ -299,7 +298,7 @@ def kiosk_transfer_post(*, transfer: KioskTransfer, place: CashDesk, supervisor:
 
 
 def _drop(
-    transfer: KioskTransfer, place: CashDesk, vault: CashDesk, supervisor: User, now: dt.datetime
+    transfer: KioskTransfer, place: Place, vault: Place, supervisor: User, now: dt.datetime
 ) -> tuple[CashTransaction | None, ShiftCount]:
     expected = place_balances(place)[Item.CASH]
     counted = transfer.amount

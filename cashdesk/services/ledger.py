@@ -23,7 +23,6 @@ from cashdesk.models import (
     CASH_IN_KINDS,
     COUNTERPARTY_OF_KIND,
     IDENTITY_KINDS,
-    CashDesk,
     CashTransaction,
     CountRequest,
     Leg,
@@ -43,7 +42,7 @@ from compliance.services import (
     person_resolve,
     register_entry_write,
 )
-from machines.models import Machine
+from machines.models import Machine, Place
 from tickets.models import Ticket
 from tickets.money import format_money
 
@@ -81,13 +80,13 @@ def pieces(item: str, count: int) -> Line:
     return Line(item, DENOMINATIONS[item] * count, count)
 
 
-def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, CashDesk]:
+def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, Place]:
     """The cashier's own open shift, re-read after locking its desk (closing takes the same lock).
 
     The lock is taken on the desk row alone, with no join: after waiting on
     it, PostgreSQL re-reads only the locked row.
     """
-    desk = CashDesk.objects.select_for_update().get(pk=shift.desk_id)
+    desk = Place.objects.select_for_update().get(pk=shift.desk_id)
     locked = Shift.objects.get(pk=shift.pk)
     if locked.closed_at is not None:
         raise CashDeskError("shift_closed", _("This shift is closed."))
@@ -110,9 +109,9 @@ def refuse_while_counting(shift: Shift) -> None:
         )
 
 
-def vault_of(casino_id: int) -> CashDesk:
+def vault_of(casino_id: int) -> Place:
     """The casino's vault, where fills come from and drops go (desks' and kiosks' alike)."""
-    vault = CashDesk.objects.filter(casino_id=casino_id, kind=CashDesk.Kind.VAULT).first()
+    vault = Place.objects.filter(casino_id=casino_id, kind=Place.Kind.VAULT).first()
     if vault is None:
         raise CashDeskError("no_vault", _("This casino has no vault set up."))
     return vault
@@ -166,7 +165,7 @@ def _resolve_person(*, person: Person | None, identity: IdentityDetails | None, 
         raise CashDeskError("identity_invalid", str(error)) from None
 
 
-def _check_not_negative(desk: CashDesk, lines: list[Line]) -> None:
+def _check_not_negative(desk: Place, lines: list[Line]) -> None:
     """A physical place never holds less than zero of anything (checked under its row lock)."""
     needed: dict[str, Decimal] = {}
     for line in lines:
@@ -187,9 +186,9 @@ def _check_not_negative(desk: CashDesk, lines: list[Line]) -> None:
             raise CashDeskError("insufficient_stock", message)
 
 
-def _check_cash_limit(desk: CashDesk, kind: str, lines: list[Line]) -> None:
+def _check_cash_limit(desk: Place, kind: str, lines: list[Line]) -> None:
     """Cash coming in may not take a desk above its limit (DOMAIN.md, "лимит кассы"); above it goes to the vault."""
-    if kind not in CASH_IN_KINDS or desk.kind != CashDesk.Kind.DESK or not desk.cash_limit_enforced:
+    if kind not in CASH_IN_KINDS or desk.kind != Place.Kind.DESK or not desk.cash_limit_enforced:
         return
     incoming = sum((line.amount for line in lines if line.item == Item.CASH), ZERO)
     if incoming <= 0:
@@ -209,7 +208,7 @@ def _check_cash_limit(desk: CashDesk, kind: str, lines: list[Line]) -> None:
 def post_transaction(
     *,
     shift: Shift | None,
-    desk: CashDesk,
+    desk: Place,
     kind: str,
     amount: Decimal,
     lines: list[Line],
@@ -222,9 +221,9 @@ def post_transaction(
     approved_by: User | None = None,
     reverses: CashTransaction | None = None,
     at: dt.datetime | None = None,
-    other_place: CashDesk | None = None,
+    other_place: Place | None = None,
     counterparty: str | None = None,
-    legs: list[tuple[CashDesk | str, Line]] | None = None,
+    legs: list[tuple[Place | str, Line]] | None = None,
     operation_key: str | None = None,
     machine: Machine | None = None,
 ) -> CashTransaction:
@@ -240,7 +239,7 @@ def post_transaction(
     """
     casino = desk.casino
     if legs is None:
-        other: CashDesk | str = other_place or counterparty or COUNTERPARTY_OF_KIND[kind]
+        other: Place | str = other_place or counterparty or COUNTERPARTY_OF_KIND[kind]
         legs = [(desk, line) for line in lines] + [(other, line.negated()) for line in lines]
     needs_register = kind in IDENTITY_KINDS and amount > casino.identity_threshold
     if needs_register and person is None and (identity is None or not identity.given):
@@ -249,16 +248,16 @@ def post_transaction(
             _("Over %(threshold)s: identify the person before this transaction.")
             % {"threshold": format_money(casino.identity_threshold)},
         )
-    places = {place.pk: place for place, _line in legs if isinstance(place, CashDesk)}
+    places = {place.pk: place for place, _line in legs if isinstance(place, Place)}
     for place_id in sorted(places):
         if place_id != desk.pk:  # the desk is locked by the caller; others after it, in id order
-            places[place_id] = CashDesk.objects.select_for_update().get(pk=place_id)
+            places[place_id] = Place.objects.select_for_update().get(pk=place_id)
     # The moment is taken once every place is locked: a transaction that waited for a place comes after
     # whatever held it, in time as in the books.
     at = at or timezone.now()
     for place_id, place in places.items():
-        _check_not_negative(place, [line for p, line in legs if isinstance(p, CashDesk) and p.pk == place_id])
-    _check_cash_limit(desk, kind, [line for p, line in legs if isinstance(p, CashDesk) and p.pk == desk.pk])
+        _check_not_negative(place, [line for p, line in legs if isinstance(p, Place) and p.pk == place_id])
+    _check_cash_limit(desk, kind, [line for p, line in legs if isinstance(p, Place) and p.pk == desk.pk])
     person = _resolve_person(person=person, identity=identity, at=at)
     identification = None
     if person is not None:
@@ -267,7 +266,7 @@ def post_transaction(
         except IdentificationRefused as refused:
             raise CashDeskError(refused.code, refused.message) from None
     desk.last_receipt_number += 1
-    CashDesk.objects.filter(pk=desk.pk).update(last_receipt_number=desk.last_receipt_number)
+    Place.objects.filter(pk=desk.pk).update(last_receipt_number=desk.last_receipt_number)
     transaction_ = CashTransaction.objects.create(
         casino=casino,
         desk=desk,
@@ -291,9 +290,9 @@ def post_transaction(
         Leg(
             transaction=transaction_,
             casino=casino,
-            desk=place if isinstance(place, CashDesk) else None,
-            counterparty="" if isinstance(place, CashDesk) else place,
-            shift=shift if isinstance(place, CashDesk) and place.pk == desk.pk else None,
+            desk=place if isinstance(place, Place) else None,
+            counterparty="" if isinstance(place, Place) else place,
+            shift=shift if isinstance(place, Place) and place.pk == desk.pk else None,
             item=line.item,
             count=line.count,
             amount=line.amount,

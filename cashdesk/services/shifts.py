@@ -18,7 +18,6 @@ from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import (
-    CashDesk,
     Counterparty,
     CountRequest,
     KioskTransfer,
@@ -28,6 +27,7 @@ from cashdesk.models import (
     TransactionKind,
 )
 from cashdesk.services.ledger import Line, lock_shift, post_transaction
+from machines.models import Place
 
 MAX_COUNT_VALUE = Decimal("9999999999.99")
 CENT = Decimal("0.01")
@@ -74,7 +74,7 @@ def _check_difference_size(counted: dict[str, Decimal], book: dict[str, Decimal]
 
 def count_post(
     *,
-    desk: CashDesk,
+    desk: Place,
     shift: Shift | None,
     kind: str,
     user: User,
@@ -134,7 +134,7 @@ def count_post(
     return count
 
 
-def difference_over_limit(*, desk: CashDesk, counted: dict[str, Decimal], book: dict[str, Decimal]) -> bool:
+def difference_over_limit(*, desk: Place, counted: dict[str, Decimal], book: dict[str, Decimal]) -> bool:
     """Whether any item's difference is larger than the casino's limit: then a second supervisor approves it.
 
     A place's first count is its opening balance, not a write-off.
@@ -148,7 +148,7 @@ def difference_over_limit(*, desk: CashDesk, counted: dict[str, Decimal], book: 
     )
 
 
-def unapproved_differences_today(desk: CashDesk) -> dict[str, Decimal]:
+def unapproved_differences_today(desk: Place) -> dict[str, Decimal]:
     """Per item, the differences (taken whole, over or short) of the place's counts posted this gaming day on one
     person's word: a write-off split into counts each within the limit still reaches it (four eyes)."""
     casino = desk.casino
@@ -178,7 +178,7 @@ def from_figures(figures: dict[str, str]) -> dict[str, Decimal]:
 
 def count_request_open(
     *,
-    desk: CashDesk,
+    desk: Place,
     shift: Shift | None,
     kind: str,
     user: User,
@@ -218,7 +218,7 @@ def count_request_open(
 
 def count_or_request(
     *,
-    desk: CashDesk,
+    desk: Place,
     shift: Shift | None,
     kind: str,
     user: User,
@@ -252,20 +252,20 @@ def _replayed(operation_key: str | None, user: User) -> CountRequest | ShiftCoun
     return done
 
 
-def shift_open(*, desk: CashDesk, cashier: User, counted: dict[str, Decimal | int]) -> Shift:
+def shift_open(*, desk: Place, cashier: User, counted: dict[str, Decimal | int]) -> Shift:
     """Open a shift at the desk with the counted float. One open shift per desk and per cashier.
 
     The opening count's variance is against the desk's book balance: what the
     last shift's count left. Above the casino's limit it waits for a supervisor.
     """
-    if desk.kind != CashDesk.Kind.DESK:
+    if desk.kind != Place.Kind.DESK:
         raise CashDeskError("not_a_desk", _("Shifts are worked at cash desks, not in the vault."))
     if not cashier.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("Only cashiers open a cash-desk shift."))
     amounts = count_amounts(counted)
     try:
         with transaction.atomic():
-            locked = CashDesk.objects.select_for_update().get(pk=desk.pk)
+            locked = Place.objects.select_for_update().get(pk=desk.pk)
             shift = Shift.objects.create(desk=locked, cashier=cashier, opened_at=timezone.now())
             book = place_balances(locked)
             # Far from what the last count left, the shift takes nothing until a supervisor approves.
@@ -358,7 +358,7 @@ def handover_complete(*, request: CountRequest, stands: str, decided_by: User | 
     incoming = request.next_cashier
     if outgoing is None or incoming is None or request.next_counted is None:  # pragma: no cover - by the constraint
         raise CashDeskError("invalid_state", _("This hand-over has no incoming count yet."))
-    desk = CashDesk.objects.get(pk=request.desk_id)
+    desk = Place.objects.get(pk=request.desk_id)
     if stands == CountRequest.Stands.INCOMING:
         figures, counter = request.next_counted, incoming
     else:
@@ -403,7 +403,7 @@ def handover_take_over(
     if request.next_cashier_id != user.pk or not user.has_perm("staff.operate_desk"):
         raise CashDeskError("forbidden", _("Only the cashier this shift is handed over to counts it."))
     with transaction.atomic():
-        CashDesk.objects.select_for_update().get(pk=request.desk_id)
+        Place.objects.select_for_update().get(pk=request.desk_id)
         request = CountRequest.objects.select_for_update().get(pk=request.pk)
         if operation_key and request.next_operation_key == operation_key:
             return request
@@ -426,7 +426,7 @@ def handover_take_over(
 
 
 def vault_count(
-    *, vault: CashDesk, user: User, counted: dict[str, Decimal | int], operation_key: str | None = None
+    *, vault: Place, user: User, counted: dict[str, Decimal | int], operation_key: str | None = None
 ) -> ShiftCount | CountRequest:
     """A supervisor counts the vault: its first count brings its stock into the books, later ones post variances.
 
@@ -434,11 +434,11 @@ def vault_count(
     """
     if not user.has_perm("staff.supervise_desk"):
         raise CashDeskError("forbidden", _("Only a shift supervisor counts the vault."))
-    if vault.kind != CashDesk.Kind.VAULT:
+    if vault.kind != Place.Kind.VAULT:
         raise CashDeskError("not_a_vault", _("Only the vault is counted here; desks count at their shifts."))
     amounts = count_amounts(counted)
     with transaction.atomic():
-        locked = CashDesk.objects.select_for_update().get(pk=vault.pk)
+        locked = Place.objects.select_for_update().get(pk=vault.pk)
         if (done := _replayed(operation_key, user)) is not None:
             return done
         book = place_balances(locked)

@@ -11,7 +11,6 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.items import DENOMINATIONS, Item
 from cashdesk.models import (
-    CashDesk,
     CashTransaction,
     Leg,
     ReversalRequest,
@@ -21,6 +20,7 @@ from cashdesk.models import (
     TransferLine,
 )
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, refuse_while_counting, vault_of
+from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket
@@ -121,7 +121,7 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
         if transfer.requested_by_id == supervisor.pk:
             raise CashDeskError("own_request", _("A transfer is approved by someone other than who asked for it."))
         desk_id = Shift.objects.values_list("desk_id", flat=True).get(pk=transfer.shift_id)
-        desk = CashDesk.objects.select_for_update().get(pk=desk_id)
+        desk = Place.objects.select_for_update().get(pk=desk_id)
         # Read under the desk's lock: a close or handover that held it has committed by now.
         shift = Shift.objects.get(pk=transfer.shift_id)
         if shift.closed_at is not None:
@@ -186,7 +186,7 @@ def reversal_approve(*, request: ReversalRequest, supervisor: User) -> CashTrans
         ticket = None
         if original.ticket_id is not None:
             ticket = Ticket.objects.select_for_update().get(pk=original.ticket_id)
-        desk = CashDesk.objects.select_for_update().get(pk=original.desk_id)
+        desk = Place.objects.select_for_update().get(pk=original.desk_id)
         if original.shift_id is None:
             raise CashDeskError("not_reversible", _("Only a desk's own transactions are reversed."))
         shift = Shift.objects.get(pk=original.shift_id)
@@ -195,7 +195,7 @@ def reversal_approve(*, request: ReversalRequest, supervisor: User) -> CashTrans
                 "shift_closed", _("The transaction's shift is closed; reversals are made within the shift.")
             )
         refuse_while_counting(shift)
-        legs: list[tuple[CashDesk | str, Line]] = [
+        legs: list[tuple[Place | str, Line]] = [
             (
                 desk if leg.desk_id == desk.pk else (leg.desk or leg.counterparty),
                 Line(leg.item, leg.amount, leg.count).negated(),

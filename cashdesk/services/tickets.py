@@ -18,11 +18,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction, HoldCase, Shift, TransactionKind
+from cashdesk.models import CashTransaction, HoldCase, Shift, TransactionKind
 from cashdesk.services.kiosks import kiosk_payout_settled
 from cashdesk.services.ledger import cash, identification_logged, lock_shift, operation_replay, post_transaction
 from compliance.models import Person
 from compliance.services import IdentityDetails
+from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket, TicketState
@@ -123,7 +124,7 @@ def ticket_sell(
         if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
             return done
         desk.last_ticket_sequence += 1
-        CashDesk.objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
+        Place.objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
         with _as_desk_refusal():
             ticket = ticket_rules.ticket_sell_at_desk(
                 issuing_desk=desk, sequence=desk.last_ticket_sequence, amount=amount, at=now

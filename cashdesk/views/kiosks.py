@@ -17,9 +17,9 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
 from cashdesk.kiosk_forms import FORMS, KioskDropForm, KioskFillForm, KioskTransferForm
 from cashdesk.kiosk_selectors import kiosks_of
-from cashdesk.models import CashDesk, KioskTransfer, ShiftCountLine
+from cashdesk.models import KioskTransfer, ShiftCountLine
 from cashdesk.services.kiosks import kiosk_transfer_approve, kiosk_transfer_cancel, kiosk_transfer_request
-from machines.models import Casino, Machine
+from machines.models import Casino, Machine, Place
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.money import format_money
 
@@ -100,7 +100,7 @@ def _rows(
     """Read only: a kiosk that never had a fill has no place in the books yet and holds nothing."""
     supervisor = user.has_perm(SUPERVISOR)
     kiosks = _kiosks(casino)
-    places = {place.machine_id: place for place in CashDesk.objects.filter(machine__in=kiosks)}
+    places = {place.machine_id: place for place in Place.objects.filter(machine__in=kiosks)}
     waiting = {
         transfer.kiosk_id: transfer
         for transfer in KioskTransfer.objects.filter(

@@ -126,7 +126,7 @@ def test_the_same_request_id_with_another_body_is_reused(api):
 
 
 def test_the_machine_follows_its_handpay_to_paid(api, casino):
-    from cashdesk.models import CashDesk
+    from machines.models import Place
     from tests.cashdesk.conftest import FLOAT
     from tests.factories import make_person
 
@@ -145,7 +145,7 @@ def test_the_machine_follows_its_handpay_to_paid(api, casino):
     assert body["paid_at"] is None
 
     cashier = make_user("ona", "cashier")
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
     shift = services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)
     services.machine_receipt_pay(
         shift=shift, user=cashier, number=number, check_code=receipt.check_code, person=make_person()

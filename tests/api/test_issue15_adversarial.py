@@ -14,10 +14,10 @@ from django.utils import timezone
 from stdnum import damm
 
 from cashdesk import services
-from cashdesk.models import CashDesk, CashTransaction, MachineReceipt
+from cashdesk.models import CashTransaction, MachineReceipt
 from cashdesk.services.handpays import handpay_confirm, handpay_void
 from cashdesk.services.kiosks import kiosk_transfer_approve, kiosk_transfer_request
-from machines.models import Machine, MeterReading
+from machines.models import Machine, MeterReading, Place
 from tests.cashdesk.conftest import FLOAT
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_person, make_user
@@ -59,13 +59,13 @@ def cashier(db):
 
 @pytest.fixture
 def shift(casino, cashier):
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
     return services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)
 
 
 @pytest.fixture
 def kiosk_api(casino, supervisor) -> MachineClient:
-    vault = CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.create(casino=casino, code="V", name="Vault", kind=Place.Kind.VAULT)
     services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("100000.00")})
     return MachineClient(
         MachineFactory(casino=casino, asset_number="K-01", kind=Machine.Kind.KIOSK, manufacturer="Kiosk Co")

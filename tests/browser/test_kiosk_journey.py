@@ -32,7 +32,7 @@ SHORT = "Skirtumas -9,49\u00a0€ (trūkumas)"
 pytestmark = ON_BOTH_DATABASES
 KIOSK_SETUP = """
 from cashdesk.books import place_balances
-from cashdesk.models import CashDesk
+from machines.models import Place
 from machines.keys import hash_key
 from machines.models import Casino, Machine
 
@@ -45,7 +45,7 @@ kiosk, _ = Machine.objects.update_or_create(
         serial_number="SN-ADM-{asset}", api_key_hash=hash_key("{key}"),
     ),
 )
-vault = CashDesk.objects.get(casino=casino, kind="vault")
+vault = Place.objects.get(casino=casino, kind="vault")
 print(kiosk.pk, place_balances(vault)["cash"])
 """
 

@@ -95,6 +95,6 @@ def test_the_admin_works_under_the_policy(screens):
     page.wait_for_load_state()
     page.wait_for_selector("#id_groups_from")  # the two-box group picker, built by SelectFilter2.js
     screen.shot("user-change")
-    screen.go("/admin/cashdesk/cashdesk/add/")
+    screen.go("/admin/machines/place/add/")
     assert page.locator("#id_name").is_visible()
     screen.shot("desk-add")

@@ -3,7 +3,7 @@ from decimal import Decimal
 import pytest
 
 from cashdesk import services
-from cashdesk.models import CashDesk
+from machines.models import Place
 from tests.factories import make_user
 
 FLOAT = {
@@ -50,12 +50,12 @@ def manager(db):
 
 @pytest.fixture
 def desk(casino):
-    return CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
+    return Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
 
 
 @pytest.fixture
 def vault(casino):
-    return CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
+    return Place.objects.create(casino=casino, code="V", name="Vault", kind=Place.Kind.VAULT)
 
 
 VAULT_CASH = Decimal("100000.00")

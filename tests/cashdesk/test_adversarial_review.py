@@ -13,9 +13,10 @@ from django.db import connection
 from cashdesk import services
 from cashdesk.books import counterparty_balances, place_balances
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction, HoldCase, Leg, Shift, SmartCardRead
+from cashdesk.models import CashTransaction, HoldCase, Leg, Shift, SmartCardRead
 from compliance.models import AccessLogEntry, Person
 from compliance.services import IdentityDetails
+from machines.models import Place
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_user, personal_code
 from tests.races import race
@@ -67,8 +68,8 @@ def test_a_transfer_approved_while_the_shift_closes_is_refused(casino):
     assert connection.vendor == "postgresql"
     cashier = make_user("tr-cashier", "cashier")
     supervisor = make_user("tr-super", "shift_supervisor")
-    desk = CashDesk.objects.create(casino=casino, code="T1", name="Kasa T1", cash_limit=Decimal("500000.00"))
-    vault = CashDesk.objects.create(casino=casino, code="TV", name="Vault", kind=CashDesk.Kind.VAULT)
+    desk = Place.objects.create(casino=casino, code="T1", name="Kasa T1", cash_limit=Decimal("500000.00"))
+    vault = Place.objects.create(casino=casino, code="TV", name="Vault", kind=Place.Kind.VAULT)
     services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("100000.00")})
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("1000.00")})
     fill = services.transfer_request(shift=shift, user=cashier, direction="fill", amount=Decimal("5000.00"))
@@ -88,7 +89,7 @@ def test_a_transfer_approved_while_the_shift_closes_is_refused(casino):
 
 
 def test_a_reversal_cannot_take_the_desk_above_its_cash_limit(shift, cashier, supervisor, desk, person):
-    CashDesk.objects.filter(pk=desk.pk).update(cash_limit=Decimal("21000.00"))
+    Place.objects.filter(pk=desk.pk).update(cash_limit=Decimal("21000.00"))
     # Chips for cash: 1 000 leaves the desk (19 000), then 2 000 of ticket sales fill it to its limit.
     cashout = services.chips_cashout(shift=shift, user=cashier, chips={"chip_500": 2})
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1000.00"))
@@ -122,7 +123,7 @@ def test_a_huge_count_accepted_by_the_form_is_refused_in_plain_words(shift, cash
 @pytest.mark.django_db(transaction=True)
 def test_one_card_read_paid_at_two_desks_at_once_is_refused_in_plain_words(casino):
     cashier = make_user("sc-a", "cashier")
-    desk = CashDesk.objects.create(casino=casino, code="S1", name="Kasa S1", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="S1", name="Kasa S1", cash_limit=Decimal("500000.00"))
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("1000.00")})
     opening = CashTransaction.objects.get(shift=shift, kind="opening_balance")
     # The gate is the other desk's payout of the same read (card SC9, counter 5), written but not yet
@@ -165,7 +166,7 @@ def test_one_ticket_paid_and_held_at_two_desks_at_once_has_one_outcome(casino, m
     number = api.issued_ticket("80.00")
     ticket = Ticket.objects.get(validation_number=number)
     cashiers = [make_user("t-a", "cashier"), make_user("t-b", "cashier"), make_user("t-c", "cashier")]
-    desks = [CashDesk.objects.create(casino=casino, code=f"P{i}", name=f"P{i}") for i in range(3)]
+    desks = [Place.objects.create(casino=casino, code=f"P{i}", name=f"P{i}") for i in range(3)]
     shifts = [
         services.shift_open(desk=d, cashier=c, counted={"cash": Decimal("1000.00")})
         for d, c in zip(desks, cashiers, strict=True)
@@ -293,7 +294,7 @@ def test_another_cashier_cannot_work_the_shift_and_a_floor_attendant_cannot_eith
 
 
 def test_an_operation_key_of_one_cashier_is_refused_to_another(shift, cashier, cashier2, casino):
-    desk2 = CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2")
+    desk2 = Place.objects.create(casino=casino, code="K2", name="Kasa 2")
     shift2 = services.shift_open(desk=desk2, cashier=cashier2, counted={"cash": Decimal("1000.00")})
     services.tokens_buy(shift=shift, user=cashier, count=5, operation_key="a" * 32)
     with pytest.raises(CashDeskError) as refused:
@@ -324,7 +325,7 @@ def test_reversals_of_reversals_fills_drops_and_payouts_are_refused(api, shift, 
 
 
 def test_a_reversal_after_the_cash_was_dropped_cannot_take_the_desk_below_zero(casino, cashier, supervisor, vault):
-    desk = CashDesk.objects.create(casino=casino, code="Z1", name="Kasa Z1", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="Z1", name="Kasa Z1", cash_limit=Decimal("500000.00"))
     services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("0.00")})
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("0.00"), "chip_100": 10})
     assert place_balances(desk)["cash"] == 0
@@ -380,7 +381,7 @@ def test_a_vault_count_is_refused_to_a_cashier_and_a_desk_is_not_counted_as_the_
 
 def test_a_fill_cannot_take_the_desk_above_its_limit(shift, cashier, supervisor, vault, desk):
     services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("50000.00")})
-    CashDesk.objects.filter(pk=desk.pk).update(cash_limit=Decimal("20500.00"))
+    Place.objects.filter(pk=desk.pk).update(cash_limit=Decimal("20500.00"))
     fill = services.transfer_request(shift=shift, user=cashier, direction="fill", amount=Decimal("600.00"))
     with pytest.raises(CashDeskError) as refused:
         services.transfer_approve(transfer=fill, supervisor=supervisor)
@@ -529,9 +530,9 @@ def test_a_refused_identification_leaves_no_new_person(shift, cashier):
 def test_two_fills_racing_for_the_vault_never_take_it_below_zero(casino):
     supervisor = make_user("v-s", "shift_supervisor")
     cashiers = [make_user("v-a", "cashier"), make_user("v-b", "cashier")]
-    vault = CashDesk.objects.create(casino=casino, code="VV", name="Vault", kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.create(casino=casino, code="VV", name="Vault", kind=Place.Kind.VAULT)
     services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("1000.00")})
-    desks = [CashDesk.objects.create(casino=casino, code=f"F{i}", name=f"F{i}") for i in range(2)]
+    desks = [Place.objects.create(casino=casino, code=f"F{i}", name=f"F{i}") for i in range(2)]
     shifts = [
         services.shift_open(desk=d, cashier=c, counted={"cash": Decimal("0.00")})
         for d, c in zip(desks, cashiers, strict=True)

@@ -12,7 +12,8 @@ from django.db import connection
 from django.test import Client
 
 from cashdesk import services
-from cashdesk.models import CashDesk, CashTransaction, ReversalRequest, Shift, SmartCardRead, Transfer
+from cashdesk.models import CashTransaction, ReversalRequest, Shift, SmartCardRead, Transfer
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_user, with_key
@@ -170,7 +171,7 @@ def test_a_reversal_request_sent_twice_at_once_shows_the_first_result_to_both(ca
     assert connection.vendor == "postgresql"
     cashier = make_user("double-reverse", "cashier")
     StaffAssignment.objects.create(user=cashier, casino=casino)
-    desk = CashDesk.objects.create(casino=casino, code="DR", name="Desk R")
+    desk = Place.objects.create(casino=casino, code="DR", name="Desk R")
     shift = services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)
     tx = services.chips_buy(shift=shift, user=cashier, chips={"chip_25": 4})
     key = "b" * 32

@@ -15,7 +15,7 @@ from django.test import Client
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import with_key
@@ -72,7 +72,7 @@ def test_without_the_blind_count_the_panel_shows_the_running_balances(desk_clien
 
 
 def test_over_the_desk_limit_the_blind_panel_says_so_without_the_figure(desk_client, shift):
-    CashDesk.objects.filter(pk=shift.desk_id).update(cash_limit=Decimal("10000.00"))
+    Place.objects.filter(pk=shift.desk_id).update(cash_limit=Decimal("10000.00"))
     panel = _panel(desk_client.get("/desk/").content.decode())
     assert "over the desk limit" in panel
     assert not AMOUNT.search(panel), panel
@@ -117,7 +117,7 @@ def test_the_chips_form_shows_the_shortage_and_no_balance(desk_client, shift):
 
 
 def test_a_cash_in_over_the_desk_limit_does_not_tell_the_blind_cashier_what_the_desk_holds(shift, cashier):
-    CashDesk.objects.filter(pk=shift.desk_id).update(cash_limit=Decimal("20500.00"))
+    Place.objects.filter(pk=shift.desk_id).update(cash_limit=Decimal("20500.00"))
     with pytest.raises(CashDeskError) as refused:
         services.ticket_sell(shift=shift, user=cashier, amount=Decimal("600.00"))
     assert refused.value.code == "over_cash_limit"
@@ -128,7 +128,7 @@ def test_a_cash_in_over_the_desk_limit_does_not_tell_the_blind_cashier_what_the_
 def test_without_the_blind_count_the_cash_limit_refusal_tells_what_the_desk_holds(shift, cashier, casino):
     casino.blind_count = False
     casino.save()
-    CashDesk.objects.filter(pk=shift.desk_id).update(cash_limit=Decimal("20500.00"))
+    Place.objects.filter(pk=shift.desk_id).update(cash_limit=Decimal("20500.00"))
     with pytest.raises(CashDeskError) as refused:
         services.ticket_sell(shift=shift, user=cashier, amount=Decimal("600.00"))
     assert format_money(Decimal("20000.00")) in refused.value.message

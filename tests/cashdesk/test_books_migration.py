@@ -21,8 +21,8 @@ from django.db.models.functions import Coalesce
 
 from cashdesk import books
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS
-from cashdesk.models import CashDesk, CashTransaction, Leg, MachineReceipt, Shift, ShiftCount, ShiftCountLine
-from machines.models import Casino
+from cashdesk.models import CashTransaction, Leg, MachineReceipt, Shift, ShiftCount, ShiftCountLine
+from machines.models import Casino, Place
 
 OLD_CASHDESK = ("cashdesk", "0006_liability_snapshot")
 GUARDS = ("cashdesk", "0009_books_guards")
@@ -87,7 +87,7 @@ class OldBooks:
     def __init__(self, apps, casino) -> None:
         self.apps = apps
         self.casino = casino
-        self.CashDesk = apps.get_model("cashdesk", "CashDesk")
+        self.Place = apps.get_model("cashdesk", "Place")
         self.CashTransaction = apps.get_model("cashdesk", "CashTransaction")
         self.Movement = apps.get_model("cashdesk", "Movement")
         self.Shift = apps.get_model("cashdesk", "Shift")
@@ -102,7 +102,7 @@ class OldBooks:
         """
         desk = shift.desk
         self.numbers[desk.pk] += 1
-        self.CashDesk.objects.filter(pk=desk.pk).update(last_receipt_number=self.numbers[desk.pk])
+        self.Place.objects.filter(pk=desk.pk).update(last_receipt_number=self.numbers[desk.pk])
         tx = self.CashTransaction.objects.create(
             casino=self.casino,
             desk=desk,
@@ -199,7 +199,7 @@ def write_history(apps) -> History:
     User = apps.get_model("auth", "User")
     Casino = apps.get_model("machines", "Casino")
     Machine = apps.get_model("machines", "Machine")
-    CashDesk = apps.get_model("cashdesk", "CashDesk")
+    Place = apps.get_model("cashdesk", "Place")
     Shift = apps.get_model("cashdesk", "Shift")
     Transfer = apps.get_model("cashdesk", "Transfer")
     ReversalRequest = apps.get_model("cashdesk", "ReversalRequest")
@@ -216,9 +216,9 @@ def write_history(apps) -> History:
     ona, jonas, petras, rasa = (
         User.objects.create(username=name, password="!") for name in ("ona", "jonas", "petras", "rasa")
     )
-    k1 = CashDesk.objects.create(casino=casino, kind="desk", code="K1", name="Kasa 1")
-    k2 = CashDesk.objects.create(casino=casino, kind="desk", code="K2", name="Kasa 2")
-    vault = CashDesk.objects.create(casino=casino, kind="vault", code="V", name="Saugykla")
+    k1 = Place.objects.create(casino=casino, kind="desk", code="K1", name="Kasa 1")
+    k2 = Place.objects.create(casino=casino, kind="desk", code="K2", name="Kasa 2")
+    vault = Place.objects.create(casino=casino, kind="vault", code="V", name="Saugykla")
     machine = Machine.objects.create(casino=casino, asset_number="1001")
     old = OldBooks(apps, casino)
 
@@ -338,7 +338,7 @@ def read_before(apps, history: History) -> Before:
     ShiftCountLine = apps.get_model("cashdesk", "ShiftCountLine")
     Movement = apps.get_model("cashdesk", "Movement")
     CashTransaction = apps.get_model("cashdesk", "CashTransaction")
-    CashDesk = apps.get_model("cashdesk", "CashDesk")
+    Place = apps.get_model("cashdesk", "Place")
     before = Before()
     for count in ShiftCount.objects.filter(shift__desk__casino_id=history.casino_id).select_related("shift"):
         before.counts[count.pk] = {
@@ -371,7 +371,7 @@ def read_before(apps, history: History) -> Before:
             before.vault[item] += amount
     for tx in CashTransaction.objects.filter(casino_id=history.casino_id).select_related("reverses"):
         before.tx_kinds[tx.pk] = tx.reverses.kind if tx.kind == "reversal" else tx.kind
-    for desk in CashDesk.objects.filter(casino_id=history.casino_id):
+    for desk in Place.objects.filter(casino_id=history.casino_id):
         before.last_numbers[desk.pk] = desk.last_receipt_number
     # What the old ledger said: a closed shift's expected is its opening plus its movements.
     for shift_id, expected in before.expected_at_end.items():
@@ -548,7 +548,7 @@ def test_todays_data_moves_into_the_books_with_every_shifts_figures_unchanged():
 
     # Receipt numbers stay unique per desk; postings follow each desk's last old number.
     for desk_id in history.desk_ids:
-        desk = CashDesk.objects.get(pk=desk_id)
+        desk = Place.objects.get(pk=desk_id)
         numbers = sorted(transactions.filter(desk=desk).values_list("number", flat=True))
         assert numbers == list(range(1, len(numbers) + 1))
         assert desk.last_receipt_number == numbers[-1]
@@ -558,11 +558,11 @@ def test_todays_data_moves_into_the_books_with_every_shifts_figures_unchanged():
         )
 
     # Each desk's book is its last count, plus the movements since; the vault's is its old movements.
-    k1, k2 = (CashDesk.objects.get(pk=pk) for pk in history.desk_ids)
+    k1, k2 = (Place.objects.get(pk=pk) for pk in history.desk_ids)
     assert books.place_balances(k1) == now_expected
     k2_closing = ShiftCount.objects.get(desk=k2, kind="closing")
     assert books.place_balances(k2) == {item: before.lines[(k2_closing.pk, item)][0] for item in ALL_ITEMS}
-    vault = CashDesk.objects.get(pk=history.vault_id)
+    vault = Place.objects.get(pk=history.vault_id)
     assert books.place_balances(vault) == before.vault
     assert before.vault == plus(zeros(), cash="4000")  # dropped 5000 + 2000, filled 3000
 

@@ -8,7 +8,8 @@ from django.db import connection
 from cashdesk import models, services
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction, TransactionKind
+from cashdesk.models import CashTransaction, TransactionKind
+from machines.models import Place
 from tests.factories import make_user
 from tests.races import race
 
@@ -18,7 +19,7 @@ def test_two_supervisors_approving_one_count_at_once_post_it_once(casino):
     assert connection.vendor == "postgresql"
     counter = make_user("race-counter", "shift_supervisor")
     approvers = [make_user(f"race-approver-{n}", "shift_supervisor") for n in range(2)]
-    vault = CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.create(casino=casino, code="V", name="Vault", kind=Place.Kind.VAULT)
     services.vault_count(vault=vault, user=counter, counted={"cash": Decimal("100000.00")})
     services.vault_count(vault=vault, user=counter, counted={"cash": Decimal("100.00")})
     request = models.CountRequest.objects.get(status="waiting")

@@ -10,7 +10,7 @@ from django.test import Client
 
 from cashdesk import services
 from cashdesk.dashboard import tickets_per_hour
-from cashdesk.models import CashDesk
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 
@@ -63,7 +63,7 @@ def test_the_page_shows_machine_and_desk_tickets_on_separate_lines(api, casino, 
 def test_each_desk_shows_who_is_on_shift(casino, desk, shift, cashier, manager):
     cashier.first_name, cashier.last_name = "Ona", "Onaitė"
     cashier.save()
-    CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2")
+    Place.objects.create(casino=casino, code="K2", name="Kasa 2")
     page = _client(manager, casino).get("/dashboard/").content.decode()
     table = page.split('<table id="desk-cash">')[1].split("</table>")[0]
     rows = {m.group(1): m.group(2) for m in re.finditer(r"<tr[^>]*><td>([^<]+)</td><td>([^<]*)</td>", table)}

@@ -6,7 +6,8 @@ import pytest
 from django.test import Client
 
 from cashdesk import services
-from cashdesk.models import CashDesk, CashTransaction
+from cashdesk.models import CashTransaction
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.cashdesk.test_printing import pdf_text
@@ -31,7 +32,7 @@ def sale(shift, cashier):
 def second_cashier(casino):
     """Another cashier with an open shift at another desk of the same casino."""
     user = make_user("antanas", "cashier")
-    desk = CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="K2", name="Kasa 2", cash_limit=Decimal("500000.00"))
     services.shift_open(desk=desk, cashier=user, counted=FLOAT)
     return user
 

@@ -133,9 +133,9 @@ def test_nobody_approves_their_own_reversal(shift, cashier, supervisor, db):
     from tests.factories import make_user
 
     both = make_user("dual", "cashier", "shift_supervisor")
-    from cashdesk.models import CashDesk
+    from machines.models import Place
 
-    other_desk = CashDesk.objects.create(casino=shift.desk.casino, code="K9", name="Kasa 9")
+    other_desk = Place.objects.create(casino=shift.desk.casino, code="K9", name="Kasa 9")
     their_shift = services.shift_open(desk=other_desk, cashier=both, counted={"cash": Decimal("100.00")})
     original = services.tokens_cashout(shift=their_shift, user=both, count=5)
     request = services.reversal_request(original=original, user=both, reason="typo")

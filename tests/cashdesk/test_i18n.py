@@ -246,7 +246,7 @@ def test_the_admin_speaks_lithuanian_too(casino, machine):
         "/admin/machines/machine/",
         f"/admin/machines/machine/{machine.pk}/change/",
         "/admin/tickets/ticket/",
-        "/admin/cashdesk/cashdesk/add/",
+        "/admin/machines/place/add/",
         "/admin/cashdesk/cashtransaction/",
         "/admin/cashdesk/holdcase/",
     ]

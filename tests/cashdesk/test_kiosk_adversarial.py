@@ -17,14 +17,14 @@ from cashdesk import services
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
-from cashdesk.models import CashDesk, CashTransaction, KioskTransfer, TransactionKind
+from cashdesk.models import CashTransaction, KioskTransfer, TransactionKind
 from cashdesk.services.kiosks import (
     kiosk_place,
     kiosk_transfer_approve,
     kiosk_transfer_cancel,
     kiosk_transfer_request,
 )
-from machines.models import Machine
+from machines.models import Machine, Place
 from tests.api.test_offline_validation import pool, report
 from tests.api.test_races import ticket_gate
 from tests.cashdesk.conftest import VAULT_CASH
@@ -351,7 +351,7 @@ def test_a_slot_machine_sending_dispensed_moves_no_cash(api, casino, make_api, k
     assert committed.json()["state"] == TicketState.REDEEMED
     assert payouts(number) == []
     assert CashTransaction.objects.filter(machine=slot.machine).count() == 0
-    assert not CashDesk.objects.filter(machine=slot.machine).exists()
+    assert not Place.objects.filter(machine=slot.machine).exists()
     assert_books_balance(casino)
 
 
@@ -495,22 +495,22 @@ def test_a_kiosk_transfer_of_a_wrong_amount_or_direction_is_refused(kiosk, floor
 
 
 def test_a_kiosk_gets_its_place_even_when_a_desk_took_its_code(api, casino, kiosk, kiosk_api, floor, supervisor):
-    CashDesk.objects.create(casino=casino, code=f"KS{kiosk.pk}", name="A desk named by hand")
+    Place.objects.create(casino=casino, code=f"KS{kiosk.pk}", name="A desk named by hand")
 
     refused = kiosk_api.authorize(api.issued_ticket("10.00"))
 
     assert refused.json()["code"] == "kiosk_empty"
     place = kiosk_place(kiosk)
-    assert (place.kind, place.machine, place.code) == (CashDesk.Kind.KIOSK, kiosk, f"KS{kiosk.pk}-2")
+    assert (place.kind, place.machine, place.code) == (Place.Kind.KIOSK, kiosk, f"KS{kiosk.pk}-2")
 
 
 # Races
 
 
-def _kiosk_with_cash(casino, asset: str, amount: str, vault: CashDesk | None = None) -> MachineClient:
+def _kiosk_with_cash(casino, asset: str, amount: str, vault: Place | None = None) -> MachineClient:
     supervisor = make_user(f"sup-{asset}", "shift_supervisor")
     if vault is None:
-        vault = CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
+        vault = Place.objects.create(casino=casino, code="V", name="Vault", kind=Place.Kind.VAULT)
         services.vault_count(vault=vault, user=supervisor, counted={"cash": VAULT_CASH})
     machine = MachineFactory(casino=casino, asset_number=asset, kind=Machine.Kind.KIOSK)
     transfer = kiosk_transfer_request(
@@ -532,7 +532,7 @@ def _redeem(client: MachineClient, number: str) -> str:
 def test_two_kiosks_and_a_slot_racing_for_one_ticket_pay_it_once(casino):
     assert connection.vendor == "postgresql"
     first = _kiosk_with_cash(casino, "K-A", "500.00")
-    vault = CashDesk.objects.get(casino=casino, kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.get(casino=casino, kind=Place.Kind.VAULT)
     second = _kiosk_with_cash(casino, "K-B", "500.00", vault=vault)
     slot = MachineClient(MachineFactory(casino=casino, asset_number="S-1"))
     issuer = MachineClient(MachineFactory(casino=casino, asset_number="P-1"))
@@ -629,11 +629,11 @@ def test_fills_drops_redemptions_and_desk_transfers_at_once_do_not_deadlock(casi
     """Ticket, then kiosk place, then vault, everywhere: a fill waits on the vault holding its kiosk, an
     authorize at that kiosk waits on the fill, a drop of another kiosk and a desk's transfer wait on the vault."""
     filled = _kiosk_with_cash(casino, "K-A", "100.00")
-    vault = CashDesk.objects.get(casino=casino, kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.get(casino=casino, kind=Place.Kind.VAULT)
     dropped = _kiosk_with_cash(casino, "K-B", "300.00", vault=vault)
     attendant, approver = make_user("att", "floor_attendant"), make_user("sup", "shift_supervisor")
     cashier = make_user("cash", "cashier")
-    desk = CashDesk.objects.create(casino=casino, code="D1", name="Desk 1", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="D1", name="Desk 1", cash_limit=Decimal("500000.00"))
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("1000.00")})
     fill_request = kiosk_transfer_request(
         machine=filled.machine, user=attendant, direction="fill", amount=Decimal("200.00")

@@ -10,10 +10,10 @@ from django.core.management.base import CommandError
 from cashdesk import services
 from cashdesk.books import place_balances
 from cashdesk.items import Item
-from cashdesk.models import CashDesk, CashTransaction, KioskTransfer, TransactionKind
+from cashdesk.models import CashTransaction, KioskTransfer, TransactionKind
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_request
 from machines.keys import hash_key
-from machines.models import Casino, Machine
+from machines.models import Casino, Machine, Place
 from tests.cashdesk.test_kiosks import assert_books_balance
 from tests.factories import MachineFactory, make_user
 
@@ -30,7 +30,7 @@ def kiosk_cash(*args: str) -> str:
     return out.getvalue()
 
 
-def cash(place: CashDesk) -> Decimal:
+def cash(place: Place) -> Decimal:
     return place_balances(place)[Item.CASH]
 
 
@@ -44,7 +44,7 @@ def tornado(casino, demo):
     """Casino Tornado as seed_demo leaves it, in short: its demo attendant and supervisor, the vault, two kiosks."""
     make_user("salesdarbuotojas-tor", "floor_attendant")
     supervisor = make_user("pamainosvadove-tor", "shift_supervisor")
-    vault = CashDesk.objects.create(casino=casino, code="V", name="Seifas", kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.create(casino=casino, code="V", name="Seifas", kind=Place.Kind.VAULT)
     services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("200000.00")})
     for asset in ("9001", "9002"):
         MachineFactory(casino=casino, asset_number=asset, kind=Machine.Kind.KIOSK)
@@ -63,7 +63,7 @@ def test_seed_demo_makes_two_kiosks_per_casino_filled_from_the_counted_vault(db,
         code = casino.code.lower()
         assert kiosks[0].api_key_hash == hash_key(f"demo-{code}-9001")
         assert [cash(kiosk_place(k)) for k in kiosks] == [Decimal("10000.00"), Decimal("3000.00")]
-        vault = CashDesk.objects.get(casino=casino, kind=CashDesk.Kind.VAULT)
+        vault = Place.objects.get(casino=casino, kind=Place.Kind.VAULT)
         assert cash(vault) == Decimal("200000.00") - Decimal("13000.00")
         transfers = KioskTransfer.objects.filter(kiosk__casino=casino).select_related("requested_by", "approved_by")
         assert {(t.direction, t.requested_by.username, t.approved_by.username) for t in transfers} == {
@@ -76,18 +76,18 @@ def test_seed_demo_makes_two_kiosks_per_casino_filled_from_the_counted_vault(db,
 def test_seed_demo_again_changes_nothing_in_the_books(db, demo):
     seed()
     transactions = CashTransaction.objects.count()
-    balances = {place.pk: cash(place) for place in CashDesk.objects.all()}
+    balances = {place.pk: cash(place) for place in Place.objects.all()}
 
     seed()
 
     assert CashTransaction.objects.count() == transactions
-    assert {place.pk: cash(place) for place in CashDesk.objects.all()} == balances
+    assert {place.pk: cash(place) for place in Place.objects.all()} == balances
     assert Machine.objects.filter(kind=Machine.Kind.KIOSK).count() == 4
 
 
 def test_seed_demo_leaves_a_vault_counted_before_and_fills_only_what_it_holds(db, demo):
     casino = Casino.objects.create(code="TOR", name="Casino Tornado", address="Demo g. 1", licence_number="L-1")
-    vault = CashDesk.objects.create(casino=casino, code="V", name="Seifas", kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.create(casino=casino, code="V", name="Seifas", kind=Place.Kind.VAULT)
     services.vault_count(vault=vault, user=make_user("rasa", "shift_supervisor"), counted={"cash": Decimal("5000")})
 
     output = seed()
@@ -114,7 +114,7 @@ def test_kiosk_cash_shows_fills_to_a_level_and_drops(tornado, other_casino):
     dropped = kiosk_cash("9001", "--drop", "9990.00")
     assert "dropped to the vault: 9990.00 EUR" in dropped
     assert cash(kiosk_place(Machine.objects.get(casino=tornado, asset_number="9001"))) == 0  # 10.00 short
-    vault = CashDesk.objects.get(casino=tornado, kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.get(casino=tornado, kind=Place.Kind.VAULT)
     assert cash(vault) == Decimal("200000.00") - Decimal("10000.00") - Decimal("8000.00") + Decimal("9990.00")
     assert_books_balance(tornado)
     assert kiosk_cash("--casino", other_casino.code) == ""  # a casino without kiosks

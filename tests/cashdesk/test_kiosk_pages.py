@@ -8,9 +8,9 @@ from django.test import Client
 
 from cashdesk.books import place_balances
 from cashdesk.items import Item
-from cashdesk.models import CashDesk, KioskTransfer
+from cashdesk.models import KioskTransfer
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
-from machines.models import Machine
+from machines.models import Machine, Place
 from staff.models import StaffAssignment
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
@@ -178,7 +178,7 @@ def test_a_kiosk_never_filled_shows_nothing_held_and_is_not_given_a_place_by_loo
     text = page_text(login(staff["supervisor"]).get("/kiosks/"))
     assert "€0.00 in the books, of €30,000.00" in text
     assert "No drop yet." in text
-    assert not CashDesk.objects.filter(machine=kiosk).exists()
+    assert not Place.objects.filter(machine=kiosk).exists()
 
 
 def test_a_casino_without_kiosks_says_so(staff):
@@ -376,7 +376,7 @@ def test_a_bad_amount_is_a_form_error_and_changes_nothing(staff, kiosk, stocked_
     if amount and amount.isascii():
         assert f'value="{amount}"' in response.content.decode()  # what was typed stays
     assert not KioskTransfer.objects.exists()
-    assert not CashDesk.objects.filter(machine=kiosk).exists() or kiosk_cash(kiosk) == 0
+    assert not Place.objects.filter(machine=kiosk).exists() or kiosk_cash(kiosk) == 0
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from cashdesk import services
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
-from cashdesk.models import CashDesk, CashTransaction, TransactionKind
+from cashdesk.models import CashTransaction, TransactionKind
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
-from machines.models import Machine
+from machines.models import Machine, Place
 from tests.api.test_races import ticket_gate
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
@@ -20,10 +20,10 @@ from tests.races import race
 from tickets.models import Ticket
 
 
-def _kiosk_with_cash(casino, amount: str) -> tuple[MachineClient, CashDesk]:
+def _kiosk_with_cash(casino, amount: str) -> tuple[MachineClient, Place]:
     supervisor = make_user("race-supervisor", "shift_supervisor")
     attendant = make_user("race-attendant", "floor_attendant")
-    vault = CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
+    vault = Place.objects.create(casino=casino, code="V", name="Vault", kind=Place.Kind.VAULT)
     services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("100000.00")})
     kiosk = MachineFactory(casino=casino, asset_number="K-RACE", kind=Machine.Kind.KIOSK)
     transfer = kiosk_transfer_request(machine=kiosk, user=attendant, direction="fill", amount=Decimal(amount))
@@ -44,7 +44,7 @@ def test_a_kiosk_and_a_cashier_racing_for_one_ticket_pay_it_once(casino):
     assert connection.vendor == "postgresql"
     kiosk, place = _kiosk_with_cash(casino, "5000.00")
     cashier = make_user("race-cashier", "cashier")
-    desk = CashDesk.objects.create(casino=casino, code="R1", name="Race desk")
+    desk = Place.objects.create(casino=casino, code="R1", name="Race desk")
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("10000.00")})
     issuer = MachineClient(MachineFactory(casino=casino))
     outcomes: Counter[str] = Counter()

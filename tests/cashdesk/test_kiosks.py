@@ -12,14 +12,14 @@ from cashdesk import services
 from cashdesk.books import counterparty_balances, physical_balances, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashDesk, CashTransaction, KioskTransfer, ShiftCount, TransactionKind
+from cashdesk.models import CashTransaction, KioskTransfer, ShiftCount, TransactionKind
 from cashdesk.services.kiosks import (
     kiosk_place,
     kiosk_transfer_approve,
     kiosk_transfer_cancel,
     kiosk_transfer_request,
 )
-from machines.models import Machine
+from machines.models import Machine, Place
 from tests.cashdesk.conftest import VAULT_CASH
 from tests.cashdesk.test_kiosk_meters import KioskMeters
 from tests.conftest import MachineClient
@@ -261,7 +261,7 @@ def test_a_kiosk_printed_ticket_books_the_cash_taken_in(casino, kiosk, kiosk_api
 def test_a_failed_print_at_a_kiosk_books_nothing(kiosk, kiosk_api):
     number = kiosk_api.issue("35.00").json()["validation_number"]
     assert kiosk_api.printed(number, result="failed").json()["state"] == "void"
-    assert not CashDesk.objects.filter(machine=kiosk).exists() or kiosk_cash(kiosk) == 0
+    assert not Place.objects.filter(machine=kiosk).exists() or kiosk_cash(kiosk) == 0
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,9 @@ import pytest
 from django.test import Client
 
 from cashdesk import services
-from cashdesk.models import CashDesk, HoldCase
+from cashdesk.models import HoldCase
 from compliance.models import AccessLogEntry, RegisterEntry
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 
@@ -284,7 +285,7 @@ def test_compliance_csvs_write_cents(casino, compliance, shift, cashier, person)
 
 
 def test_a_vault_and_a_desk_show_their_names_on_the_dashboard(casino, manager, desk, vault):
-    other = CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2")
+    other = Place.objects.create(casino=casino, code="K2", name="Kasa 2")
     page = _client(manager, casino).get("/dashboard/").content.decode()
     for name in ("Kasa 1", other.name):
         assert name in page

@@ -12,8 +12,9 @@ from django.db import connection
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction, MachineReceipt, SmartCardRead
+from cashdesk.models import CashTransaction, MachineReceipt, SmartCardRead
 from compliance.models import Person, RegisterEntry
+from machines.models import Place
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_user, personal_code
 from tests.races import race
@@ -27,7 +28,7 @@ def test_a_machine_receipt_paid_from_three_tabs_at_once_is_paid_once(casino, api
     assert connection.vendor == "postgresql"
     floor = make_user("race-floor", "floor_attendant")
     cashiers = [make_user("race-a", "cashier"), make_user("race-b", "cashier")]
-    desks = [CashDesk.objects.create(casino=casino, code=f"R{i}", name=f"Race {i}") for i in (1, 2)]
+    desks = [Place.objects.create(casino=casino, code=f"R{i}", name=f"Race {i}") for i in (1, 2)]
     shifts = [
         services.shift_open(desk=d, cashier=c, counted={"cash": Decimal("50000.00")})
         for d, c in zip(desks, cashiers, strict=True)
@@ -115,7 +116,7 @@ def test_a_form_submitted_twice_writes_one_transaction_and_shows_the_first(opera
 @pytest.mark.django_db(transaction=True)
 def test_a_form_submitted_twice_at_once_writes_one_transaction(casino):
     cashier = make_user("double-click", "cashier")
-    desk = CashDesk.objects.create(casino=casino, code="D1", name="Desk 1")
+    desk = Place.objects.create(casino=casino, code="D1", name="Desk 1")
     shift = services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)
 
     results = race(
@@ -133,7 +134,7 @@ def test_an_operation_key_is_not_shared_between_cashiers(shift, cashier, desk, c
     services.chips_buy(shift=shift, user=cashier, chips={"chip_5": 1}, operation_key="k1")
     other = make_user("other-cashier", "cashier")
     other_shift = services.shift_open(
-        desk=CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2"), cashier=other, counted=FLOAT
+        desk=Place.objects.create(casino=casino, code="K2", name="Kasa 2"), cashier=other, counted=FLOAT
     )
     with pytest.raises(CashDeskError) as refused:
         services.chips_buy(shift=other_shift, user=other, chips={"chip_5": 1}, operation_key="k1")
@@ -183,7 +184,7 @@ def test_a_fill_larger_than_the_vault_holds_is_refused_naming_the_vault(shift, c
 
 def test_a_cash_in_above_the_desk_limit_is_refused_until_a_drop(shift, cashier, supervisor, vault, desk, person):
     # The desk holds 20 000 of a 30 000 limit; reaching the limit is allowed, passing it is not.
-    CashDesk.objects.filter(pk=desk.pk).update(cash_limit=Decimal("30000.00"))
+    Place.objects.filter(pk=desk.pk).update(cash_limit=Decimal("30000.00"))
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("9000.00"), person=person)
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1000.00"))
     with pytest.raises(CashDeskError) as refused:
@@ -196,7 +197,7 @@ def test_a_cash_in_above_the_desk_limit_is_refused_until_a_drop(shift, cashier, 
 
 
 def test_a_desk_may_treat_its_limit_as_a_warning(shift, cashier, desk, person):
-    CashDesk.objects.filter(pk=desk.pk).update(cash_limit=Decimal("30000.00"), cash_limit_enforced=False)
+    Place.objects.filter(pk=desk.pk).update(cash_limit=Decimal("30000.00"), cash_limit_enforced=False)
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("9000.00"), person=person)
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1000.00"))
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("5.00"))

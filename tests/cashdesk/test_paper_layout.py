@@ -18,14 +18,14 @@ from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk import printing, services
 from cashdesk.items import ALL_ITEMS, CHIPS, Item
-from cashdesk.models import CashDesk, ShiftCount, TransactionKind
+from cashdesk.models import ShiftCount, TransactionKind
 from cashdesk.models.books import IDENTITY_KINDS, KIOSK_KINDS
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction
 from casino_office.pdf import FONT
 from compliance.models import RegisterEntry
 from compliance.printing import register_extract_pdf
 from compliance.services import register_head
-from machines.models import Machine
+from machines.models import Machine, Place
 from tests.cashdesk.test_printing import decode_barcodes
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_person, make_user
@@ -202,7 +202,7 @@ def paper(casino):
     casino.max_ticket_amount = Decimal("9999999999.99")
     casino.max_receipt_amount = Decimal("9999999999.99")
     casino.save()
-    desk = CashDesk.objects.create(
+    desk = Place.objects.create(
         casino=casino, code="K1", name=LONG_DESK, cash_limit=Decimal("9999999999.99"), cash_limit_enforced=False
     )
     cashier = make_user(LONG_USER, "cashier")

@@ -9,7 +9,8 @@ from django.db import IntegrityError, connection, transaction
 from cashdesk import services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS
-from cashdesk.models import CashDesk, Leg
+from cashdesk.models import Leg
+from machines.models import Place
 from tests.api.test_races import ticket_gate
 from tests.cashdesk.conftest import FLOAT
 from tests.conftest import MachineClient
@@ -22,7 +23,7 @@ from tickets.models import Ticket
 def test_cashier_and_machine_racing_for_tickets_never_both_win(casino):
     assert connection.vendor == "postgresql"
     cashier = make_user("race-cashier", "cashier")
-    desk = CashDesk.objects.create(casino=casino, code="R1", name="Race desk")
+    desk = Place.objects.create(casino=casino, code="R1", name="Race desk")
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("100000.00")})
     issuer = MachineClient(MachineFactory(casino=casino))
     player = MachineClient(MachineFactory(casino=casino))

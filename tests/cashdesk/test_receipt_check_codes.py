@@ -17,8 +17,9 @@ from django.test import Client
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CHECK_CODE_TRIES, CashDesk, CheckCodeFailure, CheckCodeUnlock, MachineReceipt
+from cashdesk.models import CHECK_CODE_TRIES, CheckCodeFailure, CheckCodeUnlock, MachineReceipt
 from cashdesk.services.handpays import handpay_confirm, handpay_request
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_user
@@ -235,7 +236,7 @@ def test_cashiers_guessing_at_once_cannot_exceed_the_limit_between_them(machine,
     desks = []
     for i in (1, 2):
         cashier = make_user(f"guess-{i}", "cashier")
-        desk = CashDesk.objects.create(casino=casino, code=f"G{i}", name=f"Desk {i}")
+        desk = Place.objects.create(casino=casino, code=f"G{i}", name=f"Desk {i}")
         desks.append((services.shift_open(desk=desk, cashier=cashier, counted=FLOAT), cashier))
     calls = [
         (lambda shift=shift, cashier=cashier: _pay(shift, cashier, receipt, _wrong(receipt)))

@@ -12,8 +12,9 @@ from django.test import Client
 from reportlab.lib.units import mm
 
 from cashdesk import printing, services
-from cashdesk.models import CashDesk, CashTransaction, Shift
+from cashdesk.models import CashTransaction, Shift
 from cashdesk.views.reports import _written
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_person, make_user, with_key
@@ -117,7 +118,7 @@ def test_a_count_the_service_refuses_comes_back_still_blind(desk_client):
 
 
 def test_a_handover_to_a_busy_cashier_comes_back_still_blind(desk_client, cashier2, casino):
-    other = CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2", cash_limit=Decimal("500000.00"))
+    other = Place.objects.create(casino=casino, code="K2", name="Kasa 2", cash_limit=Decimal("500000.00"))
     services.shift_open(desk=other, cashier=cashier2, counted=FLOAT)
     StaffAssignment.objects.create(user=cashier2, casino=casino)
     response = desk_client.post("/desk/handover/", with_key(_count(next_cashier=cashier2.pk)))
@@ -289,7 +290,7 @@ def test_the_fcis_page_echoes_the_typed_day_escaped(officer):
 
 
 def test_a_register_filter_on_another_casinos_desk_is_refused(officer, other_casino):
-    foreign = CashDesk.objects.create(casino=other_casino, code="X9", name="Svetima kasa")
+    foreign = Place.objects.create(casino=other_casino, code="X9", name="Svetima kasa")
     response = officer.get("/compliance/", {"desk": str(foreign.pk)})
     assert response.status_code in (200, 400)
     assert "Svetima kasa" not in response.content.decode()
@@ -347,7 +348,7 @@ def test_the_csv_writes_no_float_and_no_exponent(desk_client, reports_client, sh
 def test_the_dashboard_answers_at_any_start_hour_with_no_shift_and_no_ticket(manager, casino, hour):
     casino.gaming_day_start_hour = hour
     casino.save()
-    CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
+    Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
     response = _client(manager, casino).get("/dashboard/")
     assert response.status_code == 200
     html = unescape(response.content.decode())
@@ -410,7 +411,7 @@ def hostile(casino):
     casino.address = ONE_WORD_ADDRESS
     casino.max_ticket_amount = Decimal("9999999999.99")
     casino.save()
-    desk = CashDesk.objects.create(
+    desk = Place.objects.create(
         casino=casino, code="K1", name="W" * 64, cash_limit=Decimal("9999999999.99"), cash_limit_enforced=False
     )
     cashier = make_user("w" * 150, "cashier")
@@ -451,7 +452,7 @@ def test_the_vouchers_bars_keep_8_mm_with_long_names_in_capitals(hostile, monkey
     hostile["casino"].name = "KAZINO „DIDŽIOJI LIETUVOS KUNIGAIKŠTYSTĖ“ VILNIAUS AKROPOLIS ANTRAS AUKŠTAS VIP SALĖ"
     hostile["casino"].address = "OZO G. 25, ŠEŠKINĖS SENIŪNIJA, LT-07150 VILNIUS, LIETUVOS RESPUBLIKA " * 3
     hostile["casino"].save()
-    CashDesk.objects.filter(pk=hostile["desk"].pk).update(
+    Place.objects.filter(pk=hostile["desk"].pk).update(
         name="PAGRINDINĖ KASA ANTRAME AUKŠTE PRIE VIP SALĖS ĮĖJIMO NR. 12 ŠIAURĖ"[:64]
     )
     printing.voucher_pdf(_sold(hostile).ticket, copy=True)

@@ -25,9 +25,9 @@ def test_one_open_shift_per_desk(shift, desk, cashier2):
 
 
 def test_one_open_shift_per_cashier(shift, casino, cashier):
-    from cashdesk.models import CashDesk
+    from machines.models import Place
 
-    other = CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2")
+    other = Place.objects.create(casino=casino, code="K2", name="Kasa 2")
     with pytest.raises(CashDeskError, match="already have an open shift"):
         services.shift_open(desk=other, cashier=cashier, counted=FLOAT)
 

@@ -15,10 +15,11 @@ from django.db import connection
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction
+from cashdesk.models import CashTransaction
 from compliance import crypto
 from compliance.models import Person, RegisterEntry
 from compliance.services import IdentityDetails
+from machines.models import Place
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_user, personal_code
 from tests.races import race
@@ -84,7 +85,7 @@ def _two_desks(casino: Any) -> list[Any]:
     shifts = []
     for i in (1, 2):
         cashier = make_user(f"ident-race-{i}", "cashier")
-        desk = CashDesk.objects.create(casino=casino, code=f"IR{i}", name=f"Desk {i}")
+        desk = Place.objects.create(casino=casino, code=f"IR{i}", name=f"Desk {i}")
         shifts.append((services.shift_open(desk=desk, cashier=cashier, counted=FLOAT), cashier))
     return shifts
 

@@ -7,9 +7,10 @@ from django.utils import timezone
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction
+from cashdesk.models import CashTransaction
 from compliance.models import RegisterEntry
 from compliance.services import GENESIS_HASH, register_correct, register_hash, register_verify
+from machines.models import Place
 from tests.cashdesk.test_identity_threshold import KINDS, _just_above, _run
 from tests.factories import make_person, make_user
 from tests.races import race
@@ -18,16 +19,16 @@ from tests.races import race
 @pytest.mark.parametrize("kind", KINDS)
 def test_no_entry_at_the_threshold(kind, api, shift, cashier, floor, person):
     tx = _run(kind, "1000.00", api=api, shift=shift, cashier=cashier, floor=floor, person=person)
-    assert not RegisterEntry.objects.filter(transaction=tx).exists()
+    assert not RegisterEntry.objects.filter(transaction_id=tx.pk).exists()
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_entry_above_the_threshold_in_the_same_transaction(kind, api, shift, cashier, floor, person, casino, desk):
     amount = _just_above(kind)
     tx = _run(kind, amount, api=api, shift=shift, cashier=cashier, floor=floor, person=person)
-    entry = RegisterEntry.objects.get(transaction=tx)
+    entry = RegisterEntry.objects.get(transaction_id=tx.pk)
     assert (entry.person, entry.kind, entry.amount) == (person, kind, Decimal(amount))
-    assert (entry.desk, entry.shift, entry.cashier) == (desk, shift, cashier)
+    assert (entry.desk, entry.shift_id, entry.cashier) == (desk, shift.pk, cashier)
     assert entry.created_at == tx.created_at
     assert entry.gaming_day == casino.gaming_day(tx.created_at)
 
@@ -134,7 +135,7 @@ def test_two_desks_writing_at_once_keep_one_unbroken_chain(casino):
     shifts = []
     for i in range(2):
         cashier = make_user(f"racer{i}", "cashier")
-        desk = CashDesk.objects.create(casino=casino, code=f"R{i}", name=f"Race {i}", cash_limit=Decimal("900000"))
+        desk = Place.objects.create(casino=casino, code=f"R{i}", name=f"Race {i}", cash_limit=Decimal("900000"))
         shifts.append(
             (services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("100000.00")}), cashier)
         )

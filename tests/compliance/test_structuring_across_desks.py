@@ -16,9 +16,10 @@ from django.db import connection
 from django.test import Client
 
 from cashdesk import services
-from cashdesk.models import CashDesk, CashTransaction
+from cashdesk.models import CashTransaction
 from compliance.models import Alert
 from compliance.services.alerts import _STRUCTURING_LOCK_CLASS
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT, stocked_vault  # noqa: F401 - fixture
 from tests.cashdesk.test_kiosks import fill, kiosk, kiosk_api, redeem  # noqa: F401 - fixtures
@@ -30,7 +31,7 @@ AT = dt.datetime(2026, 12, 2, 12, 0, tzinfo=VILNIUS)
 
 @pytest.fixture
 def second_shift(casino, cashier2):
-    desk = CashDesk.objects.create(casino=casino, code="K2", name="Kasa 2", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="K2", name="Kasa 2", cash_limit=Decimal("500000.00"))
     return services.shift_open(desk=desk, cashier=cashier2, counted=FLOAT)
 
 

@@ -199,11 +199,11 @@ def test_a_cashier_sees_only_initials_in_the_cash_desk(staff, shift, cashier, pe
 
 
 def test_register_filters_by_desk_kind_and_cashier(staff, shift, cashier, person, casino):
-    from cashdesk.models import CashDesk
+    from machines.models import Place
 
     services.ticket_sell(shift=shift, user=cashier, amount=Decimal("1500.00"), person=person)
     services.chips_buy(shift=shift, user=cashier, chips={"chip_500": 4}, person=person)
-    other_desk = CashDesk.objects.create(casino=casino, code="K7", name="Kasa 7")
+    other_desk = Place.objects.create(casino=casino, code="K7", name="Kasa 7")
     officer = login(staff["compliance"])
 
     def count(**params):

@@ -57,7 +57,7 @@ def test_the_application_role_cannot_truncate_alter_or_rewrite_history(installat
     # The application works as its role: a casino, a machine, a ticket issued and paid at the desk.
     script = (
         "from decimal import Decimal; from django.contrib.auth.models import User; "
-        "from machines.models import Casino, Machine; from cashdesk.models import CashDesk; "
+        "from machines.models import Casino, Machine, Place; "
         "from cashdesk import services; from tickets.services import ticket_issue, ticket_confirm_print; "
         "c = Casino.objects.create(name='Kazino', code='KZ', licence_number='L-1', address='Vilnius'); "
         "m = Machine.objects.create(casino=c, asset_number='1', serial_number='S1', manufacturer='X', "
@@ -67,7 +67,7 @@ def test_the_application_role_cannot_truncate_alter_or_rewrite_history(installat
         "request_id='p1'); "
         "u = User.objects.create_user('kasininke'); u.groups.add(*__import__('django.contrib.auth.models', "
         "fromlist=['Group']).Group.objects.filter(name='cashier')); "
-        "d = CashDesk.objects.create(casino=c, code='K1', name='Kasa 1'); "
+        "d = Place.objects.create(casino=c, code='K1', name='Kasa 1'); "
         "s = services.shift_open(desk=d, cashier=u, counted={'cash': Decimal('100')}); "
         "print(services.ticket_payout(shift=s, user=u, validation_number=t.validation_number).amount)"
     )

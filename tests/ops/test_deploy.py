@@ -21,8 +21,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from cashdesk import services
-from cashdesk.models import CashDesk
 from compliance.models import RegisterEntry
+from machines.models import Place
 from ops.models import Heartbeat
 from ops.tasks import heartbeat
 from tests.factories import MachineFactory, key_for, make_person, make_user
@@ -95,7 +95,7 @@ def _business_day(casino) -> None:
             content_type="application/json",
         )
         numbers.append(issued["validation_number"])
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1")
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1")
     cashier = make_user("backup-cashier", "cashier")
     shift = services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("5000"), "chip_500": 10})
     services.ticket_payout(shift=shift, user=cashier, validation_number=numbers[0])

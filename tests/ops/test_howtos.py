@@ -16,8 +16,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from cashdesk.models import CashDesk
-from machines.models import Casino, Machine
+from machines.models import Casino, Machine, Place
 from staff.models import StaffAssignment, StaffPreference
 from tests.ops.test_guide import section_commands
 from tests.reliability.processes import ROOT, current_database_url
@@ -111,8 +110,8 @@ def test_a_casino_its_desk_vault_machine_and_kiosk_are_added_in_the_admin(admin_
         licence_number="L-0001",
     )
     casino = Casino.objects.get(code="TOR")
-    _admin_add(admin_client, "cashdesk/cashdesk", casino=casino.pk, code="K1", name="Kasa 1", kind="desk")
-    _admin_add(admin_client, "cashdesk/cashdesk", casino=casino.pk, code="V", name="Seifas", kind="vault")
+    _admin_add(admin_client, "machines/place", casino=casino.pk, code="K1", name="Kasa 1", kind="desk")
+    _admin_add(admin_client, "machines/place", casino=casino.pk, code="V", name="Seifas", kind="vault")
     machine_fields = {
         "casino": casino.pk,
         "manufacturer": "Novomatic",
@@ -128,7 +127,7 @@ def test_a_casino_its_desk_vault_machine_and_kiosk_are_added_in_the_admin(admin_
         kind="kiosk",
         **{**machine_fields, "manufacturer": "Demo Kiosk"},
     )
-    assert set(CashDesk.objects.filter(casino=casino).values_list("code", "kind")) == {("K1", "desk"), ("V", "vault")}
+    assert set(Place.objects.filter(casino=casino).values_list("code", "kind")) == {("K1", "desk"), ("V", "vault")}
     assert Machine.objects.get(casino=casino, asset_number="9009").is_kiosk
 
     name, args = _manage_py(section_commands("A machine or a kiosk")[0])

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.test import Client
 
 from cashdesk import charts, services
-from cashdesk.models import CashDesk
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.factories import make_user
 from tests.reliability.test_security import EVERYONE, ROLES, TABLE, _urls
@@ -120,8 +120,8 @@ def day(casino):
         StaffAssignment.objects.create(user=users[role], casino=casino)
         clients[role] = Client()
         clients[role].force_login(users[role])
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
-    CashDesk.objects.create(casino=casino, code="V", name="Seifas", kind=CashDesk.Kind.VAULT)
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
+    Place.objects.create(casino=casino, code="V", name="Seifas", kind=Place.Kind.VAULT)
     shift = services.shift_open(desk=desk, cashier=users["cashier"], counted=FLOAT)
     tx = services.tokens_buy(shift=shift, user=users["cashier"], count=3)
     return clients, shift, tx
@@ -203,7 +203,7 @@ def test_the_admin_carries_the_policy_and_no_inline_code(casino):
         f"/admin/machines/casino/{casino.pk}/change/",
         "/admin/machines/machine/",
         "/admin/tickets/ticket/",
-        "/admin/cashdesk/cashdesk/add/",
+        "/admin/machines/place/add/",
         "/admin/cashdesk/cashtransaction/",
         "/admin/auth/user/",
         f"/admin/auth/user/{admin.pk}/change/",

@@ -10,7 +10,7 @@ from axes.models import AccessAttempt
 from django.test import Client
 
 from cashdesk import services as desk_services
-from cashdesk.models import CashDesk
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.factories import MachineFactory, key_for, make_user
 
@@ -26,7 +26,7 @@ def _client(user=None) -> Client:
 def cashier_shift(casino):
     cashier = make_user("hostile-cashier", "cashier")
     StaffAssignment.objects.create(user=cashier, casino=casino)
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
     shift = desk_services.shift_open(desk=desk, cashier=cashier, counted={"cash": Decimal("1000.00")})
     return cashier, shift
 
@@ -157,8 +157,8 @@ def _forms_of(html: str) -> list[tuple[str, str, set[str]]]:
 def role_clients(casino):
     from tests.reliability.test_security import ROLES
 
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
-    CashDesk.objects.create(casino=casino, code="V", name="Vault", kind=CashDesk.Kind.VAULT)
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1", cash_limit=Decimal("500000.00"))
+    Place.objects.create(casino=casino, code="V", name="Vault", kind=Place.Kind.VAULT)
     result = {"anonymous": _client()}
     for role in ROLES[1:]:
         user = make_user(f"hostile-{role}", *([] if role == "nobody" else [role]))

@@ -10,7 +10,8 @@ from django.db import connection
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk, CashTransaction
+from cashdesk.models import CashTransaction
+from machines.models import Place
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
 from tests.reliability.test_state_machine import ALLOWED
@@ -42,7 +43,7 @@ def test_no_ticket_is_paid_twice_under_a_storm_of_attempts(casino):
     cashiers = []
     for i in range(2):
         user = make_user(f"storm{i}", "cashier")
-        desk = CashDesk.objects.create(casino=casino, code=f"ST{i}", name=f"Storm {i}")
+        desk = Place.objects.create(casino=casino, code=f"ST{i}", name=f"Storm {i}")
         cashiers.append((user, services.shift_open(desk=desk, cashier=user, counted={"cash": OPENING_CASH})))
 
     machine_wins: Counter[str] = Counter()

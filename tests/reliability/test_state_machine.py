@@ -50,7 +50,6 @@ from cashdesk.books import counterparty_balances, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
 from cashdesk.models import (
-    CashDesk,
     CashTransaction,
     Counterparty,
     HoldCase,
@@ -63,6 +62,7 @@ from cashdesk.models import (
     TransactionKind,
     Transfer,
 )
+from machines.models import Place
 from tests.factories import CasinoFactory, MachineFactory, make_person, make_user
 from tests.races import race
 from tickets import services as ticket_services
@@ -179,8 +179,8 @@ class CashDeskMachine(RuleBasedStateMachine):
         self.supervisor = make_user(f"sm{self.tag}-super", "shift_supervisor")
         self.floor = make_user(f"sm{self.tag}-floor", "floor_attendant")
         self.person = make_person()
-        self.desk = CashDesk.objects.create(casino=self.casino, code="S1", name="State desk", cash_limit=CASH_LIMIT)
-        self.vault = CashDesk.objects.create(casino=self.casino, code="V", name="State vault", kind=CashDesk.Kind.VAULT)
+        self.desk = Place.objects.create(casino=self.casino, code="S1", name="State desk", cash_limit=CASH_LIMIT)
+        self.vault = Place.objects.create(casino=self.casino, code="V", name="State vault", kind=Place.Kind.VAULT)
         self.places = [self.desk, self.vault]
         # The model: what each place holds, and the counterparties a count posts to.
         self.book = {place.pk: zeros() for place in self.places}
@@ -275,7 +275,7 @@ class CashDeskMachine(RuleBasedStateMachine):
         out: dict[str, Decimal] | None = None,
         cash_in: Decimal = ZERO,
         needs_identity: bool = True,
-        place: CashDesk | None = None,
+        place: Place | None = None,
     ) -> str | None:
         """Why post_transaction refuses, in its order: identity, a place below zero, the cash limit."""
         book = self.book[(place or self.desk).pk]
@@ -311,11 +311,11 @@ class CashDeskMachine(RuleBasedStateMachine):
     def _person(self, identified: bool) -> Any:
         return self.person if identified else None
 
-    def _moved(self, place: CashDesk, changes: dict[str, Decimal]) -> None:
+    def _moved(self, place: Place, changes: dict[str, Decimal]) -> None:
         for item, change in changes.items():
             self.book[place.pk][item] += change
 
-    def _apply_count(self, place: CashDesk, count: ShiftCount, counted: dict[str, Decimal]) -> None:
+    def _apply_count(self, place: Place, count: ShiftCount, counted: dict[str, Decimal]) -> None:
         """A count: the book becomes what was counted; the difference goes to opening (first) or over/short."""
         first = place.pk not in self.counted_places
         self.counted_places.add(place.pk)
@@ -352,7 +352,7 @@ class CashDeskMachine(RuleBasedStateMachine):
         expected |= {(party, item): -d for item, d in differences.items()}
         assert dict(legs) == expected, (dict(legs), expected)
 
-    def _recount(self, place: CashDesk, deltas: dict[str, int]) -> dict[str, Decimal]:
+    def _recount(self, place: Place, deltas: dict[str, int]) -> dict[str, Decimal]:
         """What a count finds: the books, give or take a few pieces (never below zero)."""
         counted = dict(self.book[place.pk])
         if place.pk not in self.counted_places:  # the vault's first count finds its own stock (the desk's is
@@ -1227,8 +1227,8 @@ def test_random_sequences_keep_every_invariant() -> None:
 def test_a_vault_count_and_a_drop_approved_at_the_same_time_do_not_deadlock(casino) -> None:
     cashier = make_user("sm-deadlock-cashier", "cashier")
     supervisor = make_user("sm-deadlock-super", "shift_supervisor")
-    desk = CashDesk.objects.create(casino=casino, code="S1", name="State desk", cash_limit=CASH_LIMIT)
-    vault = CashDesk.objects.create(casino=casino, code="V", name="State vault", kind=CashDesk.Kind.VAULT)
+    desk = Place.objects.create(casino=casino, code="S1", name="State desk", cash_limit=CASH_LIMIT)
+    vault = Place.objects.create(casino=casino, code="V", name="State vault", kind=Place.Kind.VAULT)
     shift = services.shift_open(desk=desk, cashier=cashier, counted=DESK_FLOAT)
     services.vault_count(vault=vault, user=supervisor, counted=VAULT_FLOAT)
     drop = services.transfer_request(shift=shift, user=cashier, direction="drop", amount=Decimal("500.00"))

@@ -9,7 +9,7 @@ from django.test import Client
 
 from cashdesk import reports, services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashDesk
+from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.conftest import MachineClient
@@ -27,7 +27,7 @@ def cashier(db):
 
 @pytest.fixture
 def shift(casino, cashier):
-    desk = CashDesk.objects.create(casino=casino, code="K1", name="Kasa 1")
+    desk = Place.objects.create(casino=casino, code="K1", name="Kasa 1")
     return services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)
 
 

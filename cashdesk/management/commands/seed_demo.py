@@ -10,11 +10,11 @@ from django.db import transaction
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
-from cashdesk.models import CashDesk, KioskTransfer, ShiftCount
+from cashdesk.models import KioskTransfer, ShiftCount
 from cashdesk.services import vault_count
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from machines.keys import hash_key
-from machines.models import Casino, Game, Machine
+from machines.models import Casino, Game, Machine, Place
 from staff.models import StaffAssignment
 
 GAMES = [
@@ -125,10 +125,10 @@ class Command(BaseCommand):
             if not user_model.objects.filter(username="admin").exists():
                 user_model.objects.create_superuser("admin", "admin@example.invalid", DEMO_ADMIN_PASSWORD)
             for casino in Casino.objects.filter(code__in=[spec["code"] for spec in CASINOS]):
-                CashDesk.objects.get_or_create(casino=casino, code="K1", defaults={"name": "Kasa 1"})
-                CashDesk.objects.get_or_create(casino=casino, code="K2", defaults={"name": "Kasa 2"})
-                CashDesk.objects.get_or_create(
-                    casino=casino, code="V", defaults={"name": "Seifas", "kind": CashDesk.Kind.VAULT}
+                Place.objects.get_or_create(casino=casino, code="K1", defaults={"name": "Kasa 1"})
+                Place.objects.get_or_create(casino=casino, code="K2", defaults={"name": "Kasa 2"})
+                Place.objects.get_or_create(
+                    casino=casino, code="V", defaults={"name": "Seifas", "kind": Place.Kind.VAULT}
                 )
                 for username, role in DEMO_STAFF:
                     name = f"{username}-{casino.code.lower()}"
@@ -153,7 +153,7 @@ class Command(BaseCommand):
         user_model = get_user_model()
         attendant = user_model.objects.get(username=demo_staff_name("floor_attendant", casino.code))
         supervisor = user_model.objects.get(username=demo_staff_name("shift_supervisor", casino.code))
-        vault = CashDesk.objects.get(casino=casino, code="V")
+        vault = Place.objects.get(casino=casino, code="V")
         if not ShiftCount.objects.filter(desk=vault).exists():
             vault_count(vault=vault, user=supervisor, counted={Item.CASH: VAULT_CASH})
         for asset, amount in KIOSKS:

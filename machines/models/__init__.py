@@ -1,0 +1,33 @@
+"""The bottom layer's models: the casino with its rules, its machines and the places that hold its value."""
+
+from machines.models.floor import (
+    AMOUNT_METERS,
+    COUNT_METERS,
+    METER_AMOUNT_DIGITS,
+    METER_AMOUNT_PLACES,
+    METER_NAMES,
+    TICKET_METERS,
+    Casino,
+    Game,
+    Machine,
+    MeterReading,
+    MeterReconciliation,
+    validate_time_zone,
+)
+from machines.models.places import Place
+
+__all__ = [
+    "AMOUNT_METERS",
+    "COUNT_METERS",
+    "METER_AMOUNT_DIGITS",
+    "METER_AMOUNT_PLACES",
+    "METER_NAMES",
+    "TICKET_METERS",
+    "Casino",
+    "Game",
+    "Machine",
+    "MeterReading",
+    "MeterReconciliation",
+    "Place",
+    "validate_time_zone",
+]
