@@ -7,15 +7,19 @@ class CashdeskConfig(AppConfig):
     verbose_name = _("Cash desk")
 
     def ready(self) -> None:
-        # The meter reconciliation (tickets) compares handpay meters with the handpays kept here.
-        from cashdesk.selectors import receipts_at_machines
+        # What the layers below need of the cash desk, provided through their ports (casino_office.ports).
+        from cashdesk.selectors import DeskOperationHistory, receipts_at_machines
         from cashdesk.services.handpays import handpays_at_machines
         from cashdesk.services.kiosks import KioskBooks
-        from tickets.kiosks import register_kiosk_cash
-        from tickets.reconciliation import register_handpay_source, register_receipt_source
+        from compliance.history import OPERATION_HISTORY
+        from tickets.kiosks import KIOSK_CASH
+        from tickets.reconciliation import HANDPAY_SOURCES, RECEIPT_SOURCES
 
-        register_handpay_source(handpays_at_machines)
-        # And its attendant-paid meters with the machine receipts written on the floor.
-        register_receipt_source(receipts_at_machines)
-        # Kiosks pay tickets and take cash in from their own cash in these books (tickets.kiosks).
-        register_kiosk_cash(KioskBooks())
+        # Kiosks pay tickets and take cash in from their own cash in these books.
+        KIOSK_CASH.provide(KioskBooks())
+        # The meter reconciliation compares handpay meters with the handpays kept here, and the attendant-paid
+        # meters with the machine receipts written on the floor.
+        HANDPAY_SOURCES.provide(handpays_at_machines)
+        RECEIPT_SOURCES.provide(receipts_at_machines)
+        # Compliance reads the desk's transactions (linked-day totals, structuring, the FCIS report).
+        OPERATION_HISTORY.provide(DeskOperationHistory())

@@ -23,10 +23,10 @@ from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
 from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from casino_office.i18n import both
+from casino_office.money import amount_in_words, format_eur
 from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
 from machines.models import Place
 from tickets.models import Ticket
-from tickets.money import amount_in_words, format_eur
 from tickets.numbers import display_validation_number, masked_validation_number
 
 VOUCHER_SIZE = (160 * mm, 68 * mm)

@@ -27,7 +27,7 @@ from machines.models import Casino, Place
 
 
 class DeskOperationHistory:
-    """compliance.history.OperationHistory over the desk's transactions (settings.COMPLIANCE_OPERATION_HISTORY)."""
+    """compliance.history.OperationHistory over the desk's transactions (provided to its OPERATION_HISTORY port)."""
 
     def person_total(self, *, casino: Casino, person_id: int, since: dt.datetime, until: dt.datetime) -> Decimal:
         total = CashTransaction.objects.filter(

@@ -35,8 +35,6 @@ SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"] if DEMO or DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 CSRF_FAILURE_VIEW = "cashdesk.views.csrf_failure"
-# compliance reads the desk's transactions through this (compliance.history): the layers are wired here.
-COMPLIANCE_OPERATION_HISTORY = "cashdesk.selectors.DeskOperationHistory"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -52,6 +50,8 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
     "csp",
+    # The shared base: the site's frame template, its static files and the template tags every app uses.
+    "casino_office",
     "machines",
     "staff",
     "tickets",

@@ -17,7 +17,7 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
     A temporary redirect (cached a day): the static name carries a hash that changes with each release.
     """
-    response = HttpResponseRedirect(static("cashdesk/favicon.svg"))
+    response = HttpResponseRedirect(static("site/favicon.svg"))
     response["Cache-Control"] = "public, max-age=86400"
     return response
 

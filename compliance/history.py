@@ -2,17 +2,17 @@
 
 Compliance sits below the cash desk and never imports it: the linked-day
 totals, the structuring windows and the FCIS report read the desk's
-transactions through the object named by settings.COMPLIANCE_OPERATION_HISTORY
-(the project wires the layers together; cashdesk.selectors provides it).
+transactions through the port OPERATION_HISTORY, which the cash desk provides
+when it starts (casino_office.ports).
 """
 
 import datetime as dt
 from decimal import Decimal
 from typing import Any, Protocol
 
-from django.conf import settings
-from django.utils.module_loading import import_string
+from django.core.exceptions import ImproperlyConfigured
 
+from casino_office.ports import Port
 from machines.models import Casino
 
 
@@ -56,6 +56,11 @@ class OperationHistory(Protocol):
         ...
 
 
+OPERATION_HISTORY: Port[OperationHistory] = Port("the desk's operation history")
+
+
 def operation_history() -> OperationHistory:
-    history: OperationHistory = import_string(settings.COMPLIANCE_OPERATION_HISTORY)()
+    history = OPERATION_HISTORY.get()
+    if history is None:  # pragma: no cover - the cash desk provides it at start-up
+        raise ImproperlyConfigured("No app provides compliance.history.OPERATION_HISTORY.")
     return history

@@ -9,11 +9,11 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
 from casino_office.i18n import both
+from casino_office.money import format_eur
 from casino_office.pdf import BOLD, FONT, text_width, wrap
 from compliance.models import Person, RegisterEntry, RegisterKind
 from compliance.services import person_document_number, person_personal_code
 from machines.models import Casino
-from tickets.money import format_eur
 
 SIZE = 7.5  # the table's text
 LEADING = 1.3

@@ -16,9 +16,9 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino_office.money import cash_payout, format_money
 from tickets.exceptions import TicketNotFound, TicketRefused
 from tickets.models import FINAL_STATES, Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
-from tickets.money import cash_payout, format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 from tickets.offline import reservation_outstanding
 from tickets.reconciliation import KioskDispensed, kiosk_dispensed_since_authorize

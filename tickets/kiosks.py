@@ -3,19 +3,20 @@
 A kiosk is a machine of kind `kiosk`. It redeems tickets for cash and may
 print tickets for cash taken in. The ticket rules live here and in
 `tickets.services`; the kiosk's cash lives in the casino's books (cashdesk),
-which this layer may not import. The books register themselves with
-`register_kiosk_cash` (cashdesk's AppConfig.ready); without them a kiosk pays
-nothing (`kiosk_empty`).
+which this layer may not import. The books are provided through the port
+`KIOSK_CASH` (casino_office.ports; cashdesk's AppConfig.ready); without them a
+kiosk pays nothing (`kiosk_empty`).
 """
 
 import datetime as dt
 from decimal import Decimal
 from typing import Protocol
 
+from casino_office.money import cash_payout
+from casino_office.ports import Port
 from machines.models import Machine
 from tickets.exceptions import TicketRefused
 from tickets.models import Ticket, TicketType
-from tickets.money import cash_payout
 
 
 class KioskCash(Protocol):
@@ -45,16 +46,12 @@ class KioskCash(Protocol):
         ...
 
 
-_books: list[KioskCash] = []
-
-
-def register_kiosk_cash(books: KioskCash) -> None:
-    """Called by the app that keeps the books (its AppConfig.ready), so tickets never imports it."""
-    _books[:] = [books]
+# Provided by the app that keeps the books, so tickets never imports it.
+KIOSK_CASH: Port[KioskCash] = Port("kiosk cash")
 
 
 def kiosk_cash() -> KioskCash | None:
-    return _books[0] if _books else None
+    return KIOSK_CASH.get()
 
 
 def kiosk_payout_refusal(*, machine: Machine, ticket: Ticket) -> tuple[str, str]:

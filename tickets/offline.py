@@ -13,11 +13,11 @@ from functools import partial
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from casino_office.money import MILL
 from machines.models import Machine
 from tickets.exceptions import TicketRefused
 from tickets.kiosks import kiosk_cash, kiosk_issue_refusal
 from tickets.models import ReservedNumber, Ticket, TicketEventKind, TicketState, TicketType
-from tickets.money import MILL
 from tickets.numbers import generate_validation_number
 from tickets.services import (
     claim_number,

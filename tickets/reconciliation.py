@@ -8,15 +8,15 @@ are summed, and a reading flagged `reset` counts from zero. Against it:
 - `ticket_out_*`: the tickets this machine printed in the day (issued by it
   and print confirmed, or reported printed offline: `printed_at` in the day);
 - `ticket_in_*`: the tickets redeemed at it in the day (`redeemed_at`);
-- `handpay_*`: its handpays, from a source registered with
-  `register_handpay_source` (handpays live in cashdesk, which this layer may
-  not import). With none registered the system's figure is "not available".
+- `handpay_*`: its handpays, from the sources provided through the port
+  `HANDPAY_SOURCES` (handpays live in cashdesk, which this layer may not
+  import). With none provided the system's figure is "not available".
 - `attendant_paid_*`: the machine receipts written for it on the floor (credits
-  an attendant paid because the machine could not), from a source registered
-  with `register_receipt_source`, the same way.
+  an attendant paid because the machine could not), from the port
+  `RECEIPT_SOURCES`, the same way.
 - kiosks also: `cash_dispensed_amount` against the cash their books say they
   paid for tickets, and `bills_in_amount` against the cash booked in for the
-  tickets they printed (the books registered in `tickets.kiosks`).
+  tickets they printed (the books provided to `tickets.kiosks`).
 
 A machine without a reading in the day is listed as such ("no_reading").
 """
@@ -31,6 +31,7 @@ from django.db import connections
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
+from casino_office.ports import Port
 from machines.models import Casino, Machine, MeterReading, MeterReconciliation
 from tickets.kiosks import kiosk_cash
 from tickets.models import Ticket
@@ -48,32 +49,21 @@ ZERO = Decimal("0")
 
 # (casino, machine ids, begin, finish) -> {machine id: (handpay count, handpay amount)} for handpays paid in the window.
 HandpaySource = Callable[[Casino, list[int], dt.datetime, dt.datetime], dict[int, tuple[int, Decimal]]]
-_handpay_sources: list[HandpaySource] = []
-
-
-def register_handpay_source(source: HandpaySource) -> None:
-    """Called by the app that keeps handpays (its AppConfig.ready), so tickets never imports it."""
-    if source not in _handpay_sources:
-        _handpay_sources.append(source)
+# Provided by the app that keeps handpays, so tickets never imports it.
+HANDPAY_SOURCES: Port[HandpaySource] = Port("handpay sources", many=True)
 
 
 def handpay_sources() -> list[HandpaySource]:
-    return list(_handpay_sources)
+    return HANDPAY_SOURCES.all()
 
 
 # The same shape for the machine receipts written on the floor, against the attendant-paid meters.
 ReceiptSource = HandpaySource
-_receipt_sources: list[ReceiptSource] = []
-
-
-def register_receipt_source(source: ReceiptSource) -> None:
-    """Called by the app that keeps machine receipts (its AppConfig.ready), so tickets never imports it."""
-    if source not in _receipt_sources:
-        _receipt_sources.append(source)
+RECEIPT_SOURCES: Port[ReceiptSource] = Port("machine receipt sources", many=True)
 
 
 def receipt_sources() -> list[ReceiptSource]:
-    return list(_receipt_sources)
+    return RECEIPT_SOURCES.all()
 
 
 def _from_sources(
@@ -210,8 +200,8 @@ def reconcile_window(
     redeemed = _ticket_totals(casino, "redeemed_by_machine", "redeemed_at", begin, finish, using)
     machines = _machines(casino, [*in_day, *printed, *redeemed], using)
     ids = [machine.pk for machine in machines]
-    handpays = _from_sources(_handpay_sources, casino, ids, begin, finish)
-    receipts = _from_sources(_receipt_sources, casino, ids, begin, finish)
+    handpays = _from_sources(handpay_sources(), casino, ids, begin, finish)
+    receipts = _from_sources(receipt_sources(), casino, ids, begin, finish)
     kiosk_ids = [machine.pk for machine in machines if machine.is_kiosk]
     books = kiosk_cash()
     kiosk_totals = books.totals(machine_ids=kiosk_ids, begin=begin, finish=finish) if books and kiosk_ids else {}

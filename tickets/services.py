@@ -20,6 +20,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
+from casino_office.money import MILL, cash_payout, format_amount
 from machines.models import Casino, Machine
 from tickets import rawsql, selectors
 from tickets.exceptions import TicketNotFound, TicketRefused
@@ -33,7 +34,6 @@ from tickets.models import (
     TicketState,
     TicketType,
 )
-from tickets.money import MILL, cash_payout, format_amount
 from tickets.numbers import generate_validation_number
 
 _NUMBER_ATTEMPTS = 8

@@ -16,6 +16,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
 from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from cashdesk.services.handpays import HANDPAY_KINDS, handpay_request
+from casino_office.money import InvalidAmount, format_amount, parse_amount
 from machines.models import Machine
 from tickets.api.errors import ApiError, error_response
 from tickets.api.idempotency import fingerprint, run_idempotent
@@ -31,7 +32,6 @@ from tickets.api.views import (
     _request_id,
     schema_links,
 )
-from tickets.money import InvalidAmount, format_amount, parse_amount
 
 _STATES = [state.value for state in MachineReceipt.State]
 _RECEIPT_PATTERN = rf"^[0-9]{{{RECEIPT_NUMBER_LENGTH}}}$"

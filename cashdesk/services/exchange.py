@@ -32,10 +32,10 @@ from cashdesk.services.ledger import (
     pieces,
     post_transaction,
 )
+from casino_office.money import CENT, MILL, cash_payout, format_money
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from machines.models import Machine, Place
-from tickets.money import CENT, MILL, cash_payout, format_money
 
 logger = logging.getLogger(__name__)
 

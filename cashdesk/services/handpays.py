@@ -19,8 +19,8 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
 from cashdesk.services.exchange import create_with_new_number
+from casino_office.money import MILL
 from machines.models import Machine
-from tickets.money import MILL
 
 # The amount column holds 10 digits before the point.
 MAX_HANDPAY_AMOUNT = Decimal("9999999999.999")

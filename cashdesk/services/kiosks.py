@@ -35,10 +35,10 @@ from cashdesk.models import (
 )
 from cashdesk.services.ledger import cash, post_transaction, vault_of
 from cashdesk.services.shifts import count_request_open
+from casino_office.money import CENT, cash_payout, format_money
 from machines.models import Machine, Place
 from tickets.exceptions import TicketRefused
 from tickets.models import Ticket, TicketState
-from tickets.money import CENT, cash_payout, format_money
 
 REQUESTERS = ("staff.record_receipt", "staff.supervise_desk")
 SUPERVISOR = "staff.supervise_desk"

@@ -29,6 +29,7 @@ from cashdesk.models import (
     MachineReceipt,
     Shift,
 )
+from casino_office.money import format_money
 from compliance.models import Person
 from compliance.services import (
     CashOperation,
@@ -44,7 +45,6 @@ from compliance.services import (
 )
 from machines.models import Machine, Place
 from tickets.models import Ticket
-from tickets.money import format_money
 
 __all__ = [
     "ZERO",

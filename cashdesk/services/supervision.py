@@ -20,11 +20,11 @@ from cashdesk.models import (
     TransferLine,
 )
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, refuse_while_counting, vault_of
+from casino_office.money import CENT, format_money
 from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket
-from tickets.money import CENT, format_money
 
 # Kinds a reversal can undo. A ticket or receipt payout is final: the paper
 # was taken in; a wrong one is an incident for the supervisor, not an undo.

@@ -21,13 +21,13 @@ from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction, HoldCase, Shift, TransactionKind
 from cashdesk.services.kiosks import kiosk_payout_settled
 from cashdesk.services.ledger import cash, identification_logged, lock_shift, operation_replay, post_transaction
+from casino_office.money import CENT, cash_payout
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket, TicketState
-from tickets.money import CENT, cash_payout
 
 
 @contextmanager

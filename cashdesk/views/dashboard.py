@@ -9,9 +9,9 @@ from django.utils.translation import gettext as _
 
 from cashdesk import charts
 from cashdesk.dashboard import cash_per_desk, cash_per_kiosk, liability_trend, open_exceptions, tickets_per_hour
+from casino_office.money import format_money
 from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
-from tickets.money import format_money
 
 ZERO = Decimal("0")
 

@@ -18,8 +18,8 @@ from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import CashTransaction, CountRequest, MachineReceipt, Shift, ShiftCount
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from casino_office.errors import DomainError
+from casino_office.money import cash_payout, format_money
 from tickets.models import Ticket
-from tickets.money import cash_payout, format_money
 
 CASHIER = "staff.operate_desk"
 

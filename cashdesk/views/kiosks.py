@@ -19,9 +19,9 @@ from cashdesk.kiosk_forms import FORMS, KioskDropForm, KioskFillForm, KioskTrans
 from cashdesk.kiosk_selectors import kiosks_of
 from cashdesk.models import KioskTransfer, ShiftCountLine
 from cashdesk.services.kiosks import kiosk_transfer_approve, kiosk_transfer_cancel, kiosk_transfer_request
+from casino_office.money import format_money
 from machines.models import Casino, Machine, Place
 from staff.access import StaffRequest, role_required, staff_casino
-from tickets.money import format_money
 
 FLOOR = "staff.record_receipt"
 SUPERVISOR = "staff.supervise_desk"

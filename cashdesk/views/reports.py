@@ -15,9 +15,9 @@ from django.utils.translation import gettext_lazy
 from cashdesk import reports
 from cashdesk.items import Item
 from cashdesk.models import TransactionKind
+from casino_office.money import format_money
 from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
-from tickets.money import format_money
 
 REPORTS = {
     "daily": gettext_lazy("Tickets per gaming day"),

@@ -13,10 +13,10 @@ from cashdesk.handpay_forms import HandpayVoidForm
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CHECK_CODE_TRIES, CountRequest, HoldCase, ReversalRequest, Transfer
 from cashdesk.services.handpays import handpay_void, open_handpays
+from casino_office.money import format_money
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.desk import stuck_resolvable_from
 from tickets.models import Ticket
-from tickets.money import format_money
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
 from tickets.reconciliation import kiosk_dispensed_since_authorize
 from tickets.selectors import offline_validation_by_machine, stuck_redemptions

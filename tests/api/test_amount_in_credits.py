@@ -10,9 +10,9 @@ from decimal import Decimal
 import pytest
 import time_machine
 
+from casino_office.money import format_amount
 from tests.api.test_offline_validation import pool, report
 from tickets.models import ReservedNumber, Ticket
-from tickets.money import format_amount
 
 VILNIUS = dt.timezone(dt.timedelta(hours=2))
 

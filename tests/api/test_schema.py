@@ -104,7 +104,7 @@ def _operations(schema):
 
 def test_the_schema_refuses_an_amount_of_zero(db):
     """The server refuses "0" and "0.00" (contract "Money and numbers"); the schema allowed them."""
-    from tickets.money import InvalidAmount, parse_amount
+    from casino_office.money import InvalidAmount, parse_amount
 
     schema = _schema()
     samples = ["0", "0.0", "0.00", "0.000", "0.001", "0.01", "0.1", "0.010", "12.50", "1.001", "100", "007", "1.0001"]

@@ -15,11 +15,11 @@ from django.test import Client
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
+from casino_office.money import format_money
 from machines.models import Place
 from staff.models import StaffAssignment
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import with_key
-from tickets.money import format_money
 
 # An amount as the pages write it in English: €20,000.00, 20,000.00, 5 pcs.
 AMOUNT = re.compile(r"€\s?\d|\d[\d,]*\.\d\d|\bpcs\b")

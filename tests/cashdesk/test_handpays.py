@@ -14,10 +14,10 @@ from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
 from cashdesk.receipt_numbers import display_receipt_number, parse_receipt_number
 from cashdesk.services.handpays import handpay_confirm, handpay_request, handpay_void
+from casino_office.money import format_money
 from compliance.models import Alert, RegisterEntry
 from staff.models import StaffAssignment
 from tests.factories import with_key
-from tickets.money import format_money
 
 
 def _request(machine, amount="12500.00", kind="jackpot", request_id="hp-1") -> MachineReceipt:

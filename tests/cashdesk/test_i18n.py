@@ -13,11 +13,11 @@ from django.test import Client
 from django.utils import translation
 
 from cashdesk import services
-from cashdesk.management.commands.translations import copy_sources, po_path
+from casino_office.management.commands.translations import copy_sources, po_path
+from casino_office.money import format_money
 from staff.models import StaffAssignment, StaffPreference
 from tests.factories import make_user, with_key
 from tests.i18n_words import english_in, english_words
-from tickets.money import format_money
 
 ROOT = Path(settings.BASE_DIR)
 

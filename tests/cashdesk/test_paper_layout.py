@@ -21,6 +21,7 @@ from cashdesk.items import ALL_ITEMS, CHIPS, Item
 from cashdesk.models import ShiftCount, TransactionKind
 from cashdesk.models.books import IDENTITY_KINDS, KIOSK_KINDS
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction
+from casino_office.money import format_eur
 from casino_office.pdf import FONT
 from compliance.models import RegisterEntry
 from compliance.printing import register_extract_pdf
@@ -30,7 +31,6 @@ from tests.cashdesk.test_printing import decode_barcodes
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_person, make_user
 from tickets.models import Ticket
-from tickets.money import format_eur
 
 TOLERANCE = 0.5  # points: overlaps smaller than this both ways are anti-aliasing, not collisions
 LANGUAGES = ["lt", "en"]

@@ -153,7 +153,7 @@ def test_upgrade_from_the_previous_release(tmp_path, scratch_databases):
     assert "upgrade: done" in upgraded.stdout
     run([sys.executable, "manage.py", "migrate", "--check"], env=env)
     manifest = json.loads((tmp_path / "static" / "staticfiles.json").read_text())
-    assert "cashdesk/site.css" in manifest["paths"]
+    assert "site/site.css" in manifest["paths"]
 
 
 @pytest.mark.slow
@@ -261,7 +261,7 @@ def test_nginx_in_front_of_the_web_unit_serves_https_static_files_and_health(tmp
         assert "csrftoken=" in headers
         assert "Secure" in headers
         manifest = json.loads((tmp_path / "static" / "staticfiles.json").read_text())
-        css = run(["curl", "-fsS", "--insecure", "-D", "-", f"{base}/static/{manifest['paths']['cashdesk/site.css']}"])
+        css = run(["curl", "-fsS", "--insecure", "-D", "-", f"{base}/static/{manifest['paths']['site/site.css']}"])
         assert "Cache-Control: public, immutable" in css.stdout
         assert ".tiles" in css.stdout
         redirect = run(

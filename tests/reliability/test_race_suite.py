@@ -11,13 +11,13 @@ from django.db import connection
 from cashdesk import services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction
+from casino_office.money import cash_payout
 from machines.models import Place
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
 from tests.reliability.test_state_machine import ALLOWED
 from tickets import services as ticket_services
 from tickets.models import Ticket, TicketEvent
-from tickets.money import cash_payout
 
 TICKETS = 500
 MACHINES = 50

@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from tickets.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
+from casino_office.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
 
 
 @pytest.mark.parametrize(

@@ -100,24 +100,24 @@ def test_a_day_with_a_reset_is_bridged_and_compared_exactly(floor, casino):
 
 
 def test_handpays_without_a_source_have_no_system_figure(floor, casino, monkeypatch):
-    monkeypatch.setattr(reconciliation, "_handpay_sources", [])
+    monkeypatch.setattr(reconciliation.HANDPAY_SOURCES, "_provided", [])
     a = lines(next(e for e in reconcile_day(casino, DAY) if e.machine.asset_number == "A1"))
     assert a["handpay_count"] == (None, None, None)  # not sent by the machine, no figure from the system
 
 
 def test_handpays_from_a_registered_source_are_compared(floor, casino, monkeypatch):
-    monkeypatch.setattr(reconciliation, "_handpay_sources", [])
+    monkeypatch.setattr(reconciliation.HANDPAY_SOURCES, "_provided", [])
     a = floor["a"]
     reading(a, at(30, 21), (2, "12.00"), (1, "7.50"), handpay_count=3, handpay_amount=Decimal("100.00"))
     reading(a, at(30, 23), (2, "12.00"), (1, "7.50"), handpay_count=4, handpay_amount=Decimal("2600.00"))
-    reconciliation.register_handpay_source(lambda casino, ids, begin, finish: {a.pk: (1, Decimal("2500.00"))})
+    reconciliation.HANDPAY_SOURCES.provide(lambda casino, ids, begin, finish: {a.pk: (1, Decimal("2500.00"))})
     found = lines(next(e for e in reconcile_day(casino, DAY) if e.machine == a))
     assert found["handpay_count"] == (1, 1, 0)
     assert found["handpay_amount"] == (Decimal("2500.00"), Decimal("2500.00"), 0)
 
 
 def test_machine_receipts_without_a_source_have_no_system_figure(floor, casino, monkeypatch):
-    monkeypatch.setattr(reconciliation, "_receipt_sources", [])
+    monkeypatch.setattr(reconciliation.RECEIPT_SOURCES, "_provided", [])
     a = floor["a"]
     reading(a, at(30, 21), (2, "12.00"), (1, "7.50"), attendant_paid_count=1, attendant_paid_amount=Decimal("5"))
     found = lines(next(e for e in reconcile_day(casino, DAY) if e.machine == a))
@@ -128,11 +128,11 @@ def test_machine_receipts_from_a_registered_source_are_compared_with_the_attenda
     floor, casino, monkeypatch
 ):
     """Issue 21: a floor receipt rested on the attendant's word; the machine's attendant-paid meter now checks it."""
-    monkeypatch.setattr(reconciliation, "_receipt_sources", [])
+    monkeypatch.setattr(reconciliation.RECEIPT_SOURCES, "_provided", [])
     a = floor["a"]
     reading(a, at(30, 21), (2, "12.00"), (1, "7.50"), attendant_paid_count=3, attendant_paid_amount=Decimal("40.00"))
     reading(a, at(30, 23), (2, "12.00"), (1, "7.50"), attendant_paid_count=4, attendant_paid_amount=Decimal("90.00"))
-    reconciliation.register_receipt_source(lambda casino, ids, begin, finish: {a.pk: (2, Decimal("150.00"))})
+    reconciliation.RECEIPT_SOURCES.provide(lambda casino, ids, begin, finish: {a.pk: (2, Decimal("150.00"))})
     entry = next(e for e in reconcile_day(casino, DAY) if e.machine == a)
     found = lines(entry)
     assert found["attendant_paid_count"] == (1, 2, -1)

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from casino_office.money import InvalidAmount, parse_amount
 from tickets import offline
 from tickets.api.errors import error_response
 from tickets.api.idempotency import fingerprint, run_idempotent
@@ -33,7 +34,6 @@ from tickets.api.views import (
 )
 from tickets.exceptions import TicketError
 from tickets.models import TicketType
-from tickets.money import InvalidAmount, parse_amount
 from tickets.numbers import InvalidValidationNumber, NotAContractSpelling, parse_machine_validation_number
 from tickets.services import MAX_TICKET_SEQUENCE
 

@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino_office.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
 from machines.models import Machine
 from tickets import selectors, services
 from tickets.api.auth import IsTicketMachine, MachineKeyAuthentication
@@ -41,7 +42,6 @@ from tickets.api.serializers import (
 )
 from tickets.exceptions import TicketError, TicketNotFound
 from tickets.models import Ticket, TicketType
-from tickets.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
 from tickets.numbers import (
     InvalidValidationNumber,
     NotAContractSpelling,

@@ -29,8 +29,8 @@ from cashdesk.items import Item
 from cashdesk.management.commands.seed_demo import demo_staff_name
 from cashdesk.models import KioskTransfer
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
+from casino_office.money import format_amount
 from machines.models import Casino, Machine
-from tickets.money import format_amount
 
 
 def _amount(raw: str) -> Decimal:

@@ -42,8 +42,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from casino_office.money import cash_payout, format_amount
 from machines.models import Casino, Machine, MeterReading
-from tickets.money import cash_payout, format_amount
 from tickets.reconciliation import RECONCILED_METERS, reconcile_window
 
 CENT = Decimal("0.01")

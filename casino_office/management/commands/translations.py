@@ -23,7 +23,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 # The project's own apps (every one with texts), the settings package, project templates and catalogs.
 SOURCE_DIRS = [
-    "casino_office",
     *(app for app in settings.INSTALLED_APPS if "." not in app and (Path(settings.BASE_DIR) / app).is_dir()),
     "templates",
     "locale",
