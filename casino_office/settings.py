@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
     "csp",
+    "pgtrigger",
     # The shared base: the site's frame template, its static files and the template tags every app uses.
     "casino_office",
     "machines",

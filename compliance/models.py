@@ -3,6 +3,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from casino_office.triggers import append_only
 from machines.models import Casino
 
 
@@ -213,6 +214,7 @@ class RegisterEntry(models.Model):
     )
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("register entry")
         verbose_name_plural = _("register entries")
         ordering = ["casino", "sequence"]
@@ -255,6 +257,7 @@ class RegisterSeal(models.Model):
     sealed_at = models.DateTimeField(verbose_name=_("sealed at"))
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("register seal")
         verbose_name_plural = _("register seals")
 
@@ -350,6 +353,7 @@ class AccessLogEntry(models.Model):
     ip_address = models.GenericIPAddressField(null=True, blank=True, verbose_name=_("ip address"))
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("access log entry")
         verbose_name_plural = _("access log entries")
         ordering = ["-at"]

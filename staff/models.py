@@ -5,6 +5,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from casino_office.triggers import append_only
 from machines.models import Casino
 
 
@@ -75,6 +76,7 @@ class LockoutLift(models.Model):
     lifted_at = models.DateTimeField(default=timezone.now, verbose_name=_("lifted at"))
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("lockout lift")
         verbose_name_plural = _("lockout lifts")
         ordering = ["-lifted_at", "-pk"]

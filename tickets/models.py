@@ -1,8 +1,10 @@
+import pgtrigger
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from casino_office.triggers import append_only, sql_list
 from machines.models import Casino, Machine
 from tickets.numbers import masked_validation_number
 
@@ -28,6 +30,9 @@ class TicketType(models.TextChoices):
 OUTSTANDING_STATES: list[str] = [TicketState.ISSUED, TicketState.REDEEM_PENDING, TicketState.ON_HOLD]
 # Final: nothing moves the ticket again.
 FINAL_STATES: list[str] = [TicketState.REDEEMED, TicketState.VOID]
+# The states a ticket never leaves, as the database guards them: the final ones, and expired (no path leads out of
+# it: a ticket past expiry is not paid, and an expired ticket is not reinstated).
+NEVER_LEAVE_STATES: list[str] = [*FINAL_STATES, TicketState.EXPIRED]
 
 # States in which the ticket has been printed (the print was confirmed, or the
 # ticket was issued already printed); every state but pending_print and void.
@@ -110,6 +115,36 @@ class Ticket(models.Model):
     expired_at = models.DateTimeField(null=True, blank=True, verbose_name=_("expired at"))
 
     class Meta:
+        triggers = [
+            # A redeemed, void or expired ticket never changes state again, whatever writes to the database.
+            pgtrigger.Trigger(
+                name="final_state",
+                when=pgtrigger.Before,
+                operation=pgtrigger.UpdateOf("state"),
+                func=f"""
+                IF OLD.state IN ({sql_list(NEVER_LEAVE_STATES)}) AND NEW.state IS DISTINCT FROM OLD.state THEN
+                    RAISE EXCEPTION 'ticket % is %: it never changes state again', OLD.id, OLD.state
+                        USING ERRCODE = 'integrity_constraint_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+            # A ticket's number, amount and casino are fixed once it is written.
+            pgtrigger.Trigger(
+                name="fixed_identity",
+                when=pgtrigger.Before,
+                operation=pgtrigger.UpdateOf("validation_number", "amount", "casino_id"),
+                func="""
+                IF NEW.validation_number IS DISTINCT FROM OLD.validation_number
+                   OR NEW.amount IS DISTINCT FROM OLD.amount
+                   OR NEW.casino_id IS DISTINCT FROM OLD.casino_id THEN
+                    RAISE EXCEPTION 'ticket %: its number, amount and casino never change', OLD.id
+                        USING ERRCODE = 'integrity_constraint_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
         verbose_name = _("ticket")
         verbose_name_plural = _("tickets")
         ordering = ["-issued_at"]
@@ -270,6 +305,7 @@ class TicketEvent(models.Model):
     created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("ticket event")
         verbose_name_plural = _("ticket events")
         ordering = ["created_at", "id"]
@@ -320,6 +356,38 @@ class ReservedNumber(models.Model):
     )
 
     class Meta:
+        # A reserved number is fixed, and reported once, as its own machine's ticket of that number.
+        triggers = [
+            pgtrigger.Trigger(
+                name="fixed",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Update,
+                func="""
+                IF NEW.validation_number IS DISTINCT FROM OLD.validation_number
+                   OR NEW.casino_id IS DISTINCT FROM OLD.casino_id
+                   OR NEW.machine_id IS DISTINCT FROM OLD.machine_id
+                   OR NEW.reserved_at IS DISTINCT FROM OLD.reserved_at THEN
+                    RAISE EXCEPTION 'reserved number %: its number, casino, machine and time never change', OLD.id
+                        USING ERRCODE = 'integrity_constraint_violation';
+                END IF;
+                IF OLD.ticket_id IS NOT NULL AND (
+                   NEW.ticket_id IS DISTINCT FROM OLD.ticket_id
+                   OR NEW.reported_at IS DISTINCT FROM OLD.reported_at
+                   OR NEW.reported_sequence IS DISTINCT FROM OLD.reported_sequence) THEN
+                    RAISE EXCEPTION 'reserved number % was reported: it never changes again', OLD.id
+                        USING ERRCODE = 'integrity_constraint_violation';
+                END IF;
+                IF NEW.ticket_id IS NOT NULL AND NOT EXISTS (
+                    SELECT 1 FROM tickets_ticket t
+                    WHERE t.id = NEW.ticket_id AND t.validation_number = NEW.validation_number
+                      AND t.casino_id = NEW.casino_id AND t.issuing_machine_id = NEW.machine_id) THEN
+                    RAISE EXCEPTION 'reserved number % can only be reported as its machine''s ticket of that number',
+                        OLD.id USING ERRCODE = 'integrity_constraint_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            )
+        ]
         verbose_name = _("reserved validation number")
         verbose_name_plural = _("reserved validation numbers")
         ordering = ["reserved_at", "id"]

@@ -15,7 +15,7 @@ from decimal import Decimal
 from django.db import migrations
 from django.db.models import OuterRef, Subquery
 
-from casino_office.append_only import _statements
+from casino_office.migrations._frozen import _statements
 
 COUNTERPARTY_OF_KIND = {
     "ticket_payout": "tickets",

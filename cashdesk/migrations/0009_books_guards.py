@@ -3,8 +3,8 @@ from django.db import migrations, models
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from casino_office.append_only import append_only
-from cashdesk.books_sql import BALANCED_LEGS, DROP_BALANCED_LEGS, REQUIRE_REGISTER_ENTRY
+from casino_office.migrations._frozen import append_only
+from casino_office.migrations._frozen import BALANCED_LEGS, DROP_BALANCED_LEGS, REQUIRE_REGISTER_ENTRY
 
 
 def forward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:

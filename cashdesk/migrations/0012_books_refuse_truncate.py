@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from casino_office.append_only import refuse_truncate
+from casino_office.migrations._frozen import refuse_truncate
 
 
 class Migration(migrations.Migration):

@@ -6,7 +6,7 @@ from django.db import migrations, models
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from cashdesk.books_sql import CASH_PAYOUT_IS_CASHABLE, DROP_CASH_PAYOUT_IS_CASHABLE, REQUIRE_REGISTER_ENTRY
+from casino_office.migrations._frozen import CASH_PAYOUT_IS_CASHABLE, DROP_CASH_PAYOUT_IS_CASHABLE, REQUIRE_REGISTER_ENTRY
 
 
 def kiosk_guards(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:

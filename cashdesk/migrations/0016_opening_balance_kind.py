@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import migrations, models
 
-from casino_office.append_only import rewrite_on_downgrade
+from casino_office.migrations._frozen import rewrite_on_downgrade
 
 
 class Migration(migrations.Migration):

@@ -7,7 +7,7 @@ from django.db import migrations, models
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from casino_office.append_only import _statements
+from casino_office.migrations._frozen import _statements
 
 # A count's variance is checked in whole cents (casino_office.constraints): SQLite computed 7400.00 - 7417.60 as
 # -17.6000000000004 and refused the right row. SQLite changes a constraint by rebuilding the table, which drops

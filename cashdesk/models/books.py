@@ -1,5 +1,6 @@
 """The books: cash-desk transactions and their legs (double entry)."""
 
+import pgtrigger
 from django.conf import settings
 from django.db import models
 from django.db.models import BigIntegerField, F, Q
@@ -8,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models.desks import Shift
+from casino_office.triggers import append_only, sql_list
 from compliance.models import Person, RegisterEntry
 from machines.models import Casino, Place
 
@@ -53,6 +55,8 @@ IDENTITY_KINDS: list[str] = [
 # Written by a kiosk by the API: `machine` is the kiosk and `created_by` is empty (or the supervisor who
 # settled a stuck redemption at the kiosk from its meters).
 KIOSK_KINDS: list[str] = [TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET]
+# Cash paid for a ticket, at a desk or at a kiosk: never for a promotional one.
+CASH_PAYOUT_KINDS: list[str] = [TransactionKind.TICKET_PAYOUT, TransactionKind.KIOSK_PAYOUT]
 # Approved by a second person: the approver is never the one who asked.
 APPROVED_KINDS: list[str] = [TransactionKind.REVERSAL, TransactionKind.DROP, TransactionKind.FILL]
 # Money that comes into the desk from a player: refused above the desk's cash limit.
@@ -167,6 +171,43 @@ class CashTransaction(models.Model):
     )
 
     class Meta:
+        triggers = [
+            *append_only(),
+            # No cash transaction over the identification threshold commits without its register entry, whatever
+            # wrote it (casino rules §1; checked at commit).
+            pgtrigger.Trigger(
+                name="requires_register_entry",
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                timing=pgtrigger.Deferred,
+                func=f"""
+                IF NEW.kind IN ({sql_list(IDENTITY_KINDS)})
+                   AND NEW.amount > NEW.identity_threshold
+                   AND NOT EXISTS (SELECT 1 FROM compliance_registerentry r WHERE r.transaction_id = NEW.id) THEN
+                    RAISE EXCEPTION 'cash transaction % is over the identification threshold and has no register entry',
+                        NEW.id USING ERRCODE = 'integrity_constraint_violation';
+                END IF;
+                RETURN NULL;
+                """,  # noqa: S608 - the kinds are the vocabulary's own values
+            ),
+            # Promotional credits are played, never paid in cash: no cash payout of a promo ticket, at a desk or at
+            # a kiosk, whatever wrote it (the services refuse it first with `not_cashable`).
+            pgtrigger.Trigger(
+                name="cash_payout_is_cashable",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert,
+                condition=pgtrigger.Q(new__kind__in=CASH_PAYOUT_KINDS),
+                func="""
+                IF EXISTS (
+                    SELECT 1 FROM tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable'
+                ) THEN
+                    RAISE EXCEPTION 'cash transaction % pays a promotional ticket in cash', NEW.id
+                        USING ERRCODE = 'check_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
         verbose_name = _("cash transaction")
         verbose_name_plural = _("cash transactions")
         ordering = ["-created_at", "-id"]
@@ -288,6 +329,28 @@ class Leg(models.Model):
     )
 
     class Meta:
+        # For every item, the legs of a transaction sum to zero: checked at commit, so the legs of one
+        # transaction may be inserted one by one.
+        triggers = [
+            *append_only(),
+            pgtrigger.Trigger(
+                name="balanced",
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                timing=pgtrigger.Deferred,
+                declare=[("unbalanced", "record")],
+                func="""
+                SELECT item, SUM(amount) AS total, SUM(COALESCE(count, 0)) AS pieces INTO unbalanced
+                FROM cashdesk_leg WHERE transaction_id = NEW.transaction_id
+                GROUP BY item HAVING SUM(amount) <> 0 OR SUM(COALESCE(count, 0)) <> 0 LIMIT 1;
+                IF FOUND THEN
+                    RAISE EXCEPTION 'transaction % is unbalanced in %: its legs sum to %', NEW.transaction_id,
+                        unbalanced.item, unbalanced.total USING ERRCODE = 'integrity_constraint_violation';
+                END IF;
+                RETURN NULL;
+                """,
+            ),
+        ]
         verbose_name = _("leg")
         verbose_name_plural = _("legs")
         indexes = [

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import Item
 from casino_office.constraints import in_cents
+from casino_office.triggers import append_only
 from machines.models import Place
 
 
@@ -117,6 +118,7 @@ class ShiftCountLine(models.Model):
     )
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("shift count line")
         verbose_name_plural = _("shift count lines")
         constraints = [

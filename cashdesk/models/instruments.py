@@ -11,6 +11,7 @@ from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models.books import CashTransaction, _value_matches_count
 from cashdesk.models.desks import Shift
 from cashdesk.receipt_numbers import display_receipt_number
+from casino_office.triggers import append_only
 from machines.models import Casino, Machine, Place
 
 
@@ -305,6 +306,7 @@ class CheckCodeFailure(models.Model):
     tried_at = models.DateTimeField(verbose_name=_("typed at"))
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("wrong check code")
         verbose_name_plural = _("wrong check codes")
         ordering = ["tried_at", "pk"]
@@ -327,6 +329,7 @@ class CheckCodeUnlock(models.Model):
     operation_key = models.CharField(max_length=64, unique=True, editable=False, verbose_name=_("operation key"))
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("check code unlock")
         verbose_name_plural = _("check code unlocks")
         ordering = ["unlocked_at", "pk"]

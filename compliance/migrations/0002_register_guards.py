@@ -2,7 +2,7 @@ from django.db import migrations
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from casino_office.append_only import append_only
+from casino_office.migrations._frozen import append_only
 
 # No cash transaction over the identification threshold commits without its
 # register entry, whatever wrote it (casino rules §1; checked at commit).

@@ -10,20 +10,36 @@ refuse TRUNCATE.
 """
 
 import django.db.models.deletion
+import hashlib
+import hmac
+import json
+
+from django.conf import settings
 from django.db import migrations, models
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 from django.utils import timezone
 
-from casino_office.append_only import append_only, refuse_truncate
-from compliance import crypto
-from compliance.services.register import register_seal_signature
+from casino_office.migrations._frozen import append_only, refuse_truncate
+
+
+# The chain key's id and the seal's signature as compliance.crypto and compliance.services.register computed them
+# when this migration was written (frozen here: a migration never imports live code).
+def _key_id(key: str) -> str:
+    return hmac.new(key.encode("utf-8"), b"casino-office register key id", hashlib.sha256).hexdigest()[:8]
+
+
+def register_seal_signature(*, casino_id: int, count: int, head: str, key_id: str) -> str:
+    content = {"casino": casino_id, "count": count, "head": head, "key_id": key_id}
+    message = b"register-seal\n" + json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    key = {_key_id(key): key for key in settings.REGISTER_CHAIN_KEYS}[key_id]
+    return hmac.new(key.encode("utf-8"), message, hashlib.sha256).hexdigest()
 
 
 def seal_unkeyed_entries(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     RegisterEntry = apps.get_model("compliance", "RegisterEntry")
     RegisterSeal = apps.get_model("compliance", "RegisterSeal")
-    key_id = crypto.register_signing_key_id()
+    key_id = _key_id(settings.REGISTER_CHAIN_KEYS[0])
     now = timezone.now()
     casino_ids = RegisterEntry.objects.values_list("casino_id", flat=True).distinct().order_by()
     for casino_id in sorted(casino_ids):

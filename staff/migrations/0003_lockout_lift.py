@@ -5,7 +5,7 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-from casino_office.append_only import append_only
+from casino_office.migrations._frozen import append_only
 
 
 class Migration(migrations.Migration):

@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from casino_office.append_only import append_only
+from casino_office.migrations._frozen import append_only
 
 
 class Migration(migrations.Migration):

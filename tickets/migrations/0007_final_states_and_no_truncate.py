@@ -9,7 +9,7 @@ from django.db import migrations
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from casino_office.append_only import refuse_truncate
+from casino_office.migrations._frozen import refuse_truncate
 
 # Keep in step with tickets.models.FINAL_STATES, plus `expired`.
 NEVER_LEAVE = "('redeemed', 'void', 'expired')"
