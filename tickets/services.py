@@ -404,81 +404,91 @@ def ticket_commit(
     now = timezone.now()
     with _no_savepoint():
         ticket = _lock_machine_ticket(machine=machine, validation_number=validation_number)
-        held_here = (
-            ticket is not None and ticket.state == TicketState.REDEEM_PENDING and ticket.holder_machine_id == machine.pk
-        )
-        kiosk_pays = held_here and machine.is_kiosk and accepted
-        booked: str | TicketRefused = ""
-        if ticket is not None and kiosk_pays and dispensed == cash_payout(ticket.amount):
-            # Booked first, before the ticket changes: if the books refuse, they wrote nothing.
-            booked = _kiosk_payout_book(machine=machine, ticket=ticket, at=now)
         if ticket is None:
             refusal: TicketRefused | TicketNotFound = TicketNotFound(detail=_NOT_FOUND)
-        elif kiosk_pays and dispensed != cash_payout(ticket.amount):
-            refusal = _refuse(
-                ticket,
-                code="invalid_amount",
-                detail=f"'dispensed' must be the payout, {cash_payout(ticket.amount)}.",
-                machine=machine,
-                request_id=request_id,
-                at=now,
-                action="commit",
-            )
-        elif isinstance(booked, TicketRefused):
-            # The books refused (a rule changed since authorize, or the machine became a kiosk while holding
-            # the ticket): the ticket stays held. Refused after this block like every refusal, so that its
-            # event is kept: raising inside it would break the request's transaction (a 500).
-            refusal = _refuse(
-                ticket,
-                code=booked.code,
-                detail=booked.detail,
-                machine=machine,
-                request_id=request_id,
-                at=now,
-                action="commit",
-            )
-        elif held_here:
-            from_state = ticket.state
-            details: dict[str, Any] = {"late": now > ticket.hold_expires_at} if ticket.hold_expires_at else {}
-            if kiosk_pays:
-                details["kiosk_receipt"] = booked
-                details["payout"] = str(cash_payout(ticket.amount))
-            ticket.holder_machine = None
-            ticket.authorized_at = None
-            ticket.hold_expires_at = None
-            if accepted:
-                ticket.state = TicketState.REDEEMED
-                ticket.redeemed_at = now
-                ticket.redeemed_by_machine = machine
-                kind = TicketEventKind.REDEEMED
-            else:
-                ticket.state = TicketState.ISSUED
-                kind = TicketEventKind.REDEEM_REJECTED
-            record_ticket_event(
-                ticket,
-                kind,
-                at=now,
-                from_state=from_state,
-                machine=machine,
-                request_id=request_id,
-                reason=reason,
-                details=details,
-                changed=[
-                    "state",
-                    "holder_machine",
-                    "authorized_at",
-                    "hold_expires_at",
-                    "redeemed_at",
-                    "redeemed_by_machine",
-                ],
-            )
-            return ticket
         else:
-            code, detail = _commit_refusal(ticket)
+            code, detail, kiosk_receipt = _commit_refusal_or_kiosk_receipt(
+                ticket, machine=machine, accepted=accepted, dispensed=dispensed, now=now
+            )
+            if not code:
+                _release_hold(
+                    ticket,
+                    machine=machine,
+                    accepted=accepted,
+                    reason=reason,
+                    request_id=request_id,
+                    now=now,
+                    kiosk_receipt=kiosk_receipt,
+                )
+                return ticket
+            # Refused after this block like every refusal, so that its event is kept: raising inside it would
+            # break the request's transaction (a 500).
             refusal = _refuse(
                 ticket, code=code, detail=detail, machine=machine, request_id=request_id, at=now, action="commit"
             )
     raise refusal
+
+
+def _commit_refusal_or_kiosk_receipt(
+    ticket: Ticket, *, machine: Machine, accepted: bool, dispensed: Decimal | None, now: dt.datetime
+) -> tuple[str, str, str | None]:
+    """Why the commit is refused (no code if it is not) and, for a kiosk's accepted commit, its payout's receipt.
+
+    The payout is booked before the ticket changes: if the books refuse (a rule changed since authorize, or
+    the machine became a kiosk while holding the ticket), they wrote nothing and the ticket stays held.
+    """
+    if ticket.state != TicketState.REDEEM_PENDING or ticket.holder_machine_id != machine.pk:
+        code, detail = _commit_refusal(ticket)
+        return code, detail, None
+    if not (machine.is_kiosk and accepted):
+        return "", "", None
+    payout = cash_payout(ticket.amount)
+    if dispensed != payout:
+        return "invalid_amount", f"'dispensed' must be the payout, {payout}.", None
+    booked = _kiosk_payout_book(machine=machine, ticket=ticket, at=now)
+    if isinstance(booked, TicketRefused):
+        return booked.code, booked.detail, None
+    return "", "", booked
+
+
+def _release_hold(
+    ticket: Ticket,
+    *,
+    machine: Machine,
+    accepted: bool,
+    reason: str,
+    request_id: str,
+    now: dt.datetime,
+    kiosk_receipt: str | None,
+) -> None:
+    """The holder's commit: the ticket redeemed (accepted) or issued again (rejected), with its event."""
+    from_state = ticket.state
+    details: dict[str, Any] = {"late": now > ticket.hold_expires_at} if ticket.hold_expires_at else {}
+    if kiosk_receipt is not None:
+        details["kiosk_receipt"] = kiosk_receipt
+        details["payout"] = str(cash_payout(ticket.amount))
+    ticket.holder_machine = None
+    ticket.authorized_at = None
+    ticket.hold_expires_at = None
+    if accepted:
+        ticket.state = TicketState.REDEEMED
+        ticket.redeemed_at = now
+        ticket.redeemed_by_machine = machine
+        kind = TicketEventKind.REDEEMED
+    else:
+        ticket.state = TicketState.ISSUED
+        kind = TicketEventKind.REDEEM_REJECTED
+    record_ticket_event(
+        ticket,
+        kind,
+        at=now,
+        from_state=from_state,
+        machine=machine,
+        request_id=request_id,
+        reason=reason,
+        details=details,
+        changed=["state", "holder_machine", "authorized_at", "hold_expires_at", "redeemed_at", "redeemed_by_machine"],
+    )
 
 
 def _commit_refusal(ticket: Ticket) -> tuple[str, str]:

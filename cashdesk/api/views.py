@@ -1,13 +1,12 @@
 """Machine contract v1.1: POST /api/v1/handpays and GET /api/v1/handpays/{receipt_number}.
 
 Same style as tickets.api.views: parse with the contract's error codes, call
-one service, render its result; the POST runs through run_idempotent.
+one service, render its result; the POST is a tickets.api.scaffold.MachinePostView.
 """
 
 from typing import Any
 
-from django.http.response import HttpResponseBase
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,18 +17,17 @@ from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from cashdesk.services.handpays import HANDPAY_KINDS, handpay_request
 from casino_office.money import InvalidAmount, format_amount, parse_amount
 from machines.models import Machine
-from tickets.api.errors import ApiError, error_response
-from tickets.api.idempotency import fingerprint, run_idempotent
-from tickets.api.serializers import HANDPAY_AMOUNT_PATTERN, _RequestIdField, refusal_responses
-from tickets.api.views import (
+from tickets.api.errors import ApiError, error_response, invalid, refusal
+from tickets.api.fields import choice
+from tickets.api.moments import local_moment
+from tickets.api.scaffold import MachineAPIView, MachinePost, MachinePostView
+from tickets.api.serializers import (
     ANY_REFUSALS,
+    HANDPAY_AMOUNT_PATTERN,
     POST_REFUSALS,
-    MachineAPIView,
-    _body,
-    _choice,
-    _link,
-    _local,
-    _request_id,
+    RequestIdField,
+    link,
+    refusal_responses,
     schema_links,
 )
 
@@ -58,7 +56,7 @@ class _RequestedField(serializers.CharField):
 
 
 class HandpayRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
     amount = serializers.RegexField(
         HANDPAY_AMOUNT_PATTERN,
         help_text="Euros as a string, at most three decimals, > 0, below 10 000 000 000; no casino maximum applies.",
@@ -98,16 +96,16 @@ def _handpay_body(receipt: MachineReceipt, machine: Machine, *, full: bool) -> d
         "state": receipt.state,
         "amount": format_amount(receipt.amount),
         "kind": receipt.kind,
-        "requested_at": _local(receipt.created_at, machine),
+        "requested_at": local_moment(receipt.created_at, machine),
     }
     if full:
-        body["confirmed_at"] = _local(receipt.confirmed_at, machine)
-        body["paid_at"] = _local(receipt.paid_at, machine)
+        body["confirmed_at"] = local_moment(receipt.confirmed_at, machine)
+        body["paid_at"] = local_moment(receipt.paid_at, machine)
     return body
 
 
-class HandpayRequestView(MachineAPIView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="handpay_request",
         summary="A win the machine does not pay itself: ask for a handpay",
         request=HandpayRequestSchema,
@@ -126,40 +124,33 @@ class HandpayRequestView(MachineAPIView):
         },
         extensions=schema_links(
             201,
-            state=_link(
+            state=link(
                 "handpay_get",
                 "The handpay's state: clear the lockup once confirmed, paid or void.",
                 parameters={"receipt_number": "$response.body#/receipt_number"},
             ),
         ),
     )
-    def post(self, request: Request) -> HttpResponseBase:
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
+)
+class HandpayRequestView(MachinePostView):
+    operation = "handpay"
 
-        def handle() -> Response:
-            try:
-                amount = parse_amount(body.get("amount"))
-            except InvalidAmount:
-                raise ApiError(
-                    422, "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
-                ) from None
-            kind = _choice(body, "kind", HANDPAY_KINDS)
-            try:
-                receipt = handpay_request(machine=machine, amount=amount, kind=kind, request_id=request_id)
-            except CashDeskError as error:
-                if error.code == "handpay_pending":
-                    return error_response(409, error.code, "This machine already has a handpay that is requested.")
-                raise ApiError(422, error.code, error.message) from None
-            return Response(_handpay_body(receipt, machine, full=False), status=201)
-
-        return run_idempotent(
-            machine=machine,
-            request_id=request_id,
-            fingerprint_=fingerprint("handpay", "", body),
-            handler=handle,
-        )
+    def handle(self, post: MachinePost) -> Response:
+        try:
+            amount = parse_amount(post.body.get("amount"))
+        except InvalidAmount:
+            raise invalid(
+                "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
+            ) from None
+        kind = choice(post.body, "kind", HANDPAY_KINDS)
+        try:
+            receipt = handpay_request(machine=post.machine, amount=amount, kind=kind, request_id=post.request_id)
+        except CashDeskError as error:
+            if error.code == "handpay_pending":
+                # The contract's sentence, not the cashier's.
+                return refusal(error.code, "This machine already has a handpay that is requested.")
+            raise ApiError(422, error.code, error.message) from None
+        return Response(_handpay_body(receipt, post.machine, full=False), status=201)
 
 
 class HandpayDetailView(MachineAPIView):

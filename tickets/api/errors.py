@@ -25,6 +25,27 @@ def error_response(status_code: int, code: str, detail: str, headers: dict[str, 
     return Response(error_body(code, detail), status=status_code, headers=headers)
 
 
+# The contract's status for a domain code that is not a conflict (contract "Errors").
+STATUS_BY_CODE = {
+    "not_found": 404,
+    "invalid_amount": 422,
+    "amount_not_in_credits": 422,
+    "over_limit": 422,
+    "invalid_number": 422,
+    "invalid_request": 422,
+}
+
+
+def invalid(code: str, detail: str) -> ApiError:
+    """An input refused, to raise: nothing is remembered under the request_id (a corrected retry is no reuse)."""
+    return ApiError(STATUS_BY_CODE.get(code, 422), code, detail)
+
+
+def refusal(code: str, detail: str) -> Response:
+    """An operation refused, to return: an outcome, remembered under the request_id like a success."""
+    return error_response(STATUS_BY_CODE.get(code, 409), code, detail)
+
+
 _CODES: list[tuple[type[exceptions.APIException], str]] = [
     (exceptions.NotAuthenticated, "unauthenticated"),
     (exceptions.AuthenticationFailed, "unauthenticated"),

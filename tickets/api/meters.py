@@ -7,9 +7,8 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
-from rest_framework.request import Request
 from rest_framework.response import Response
 
 from machines.models import (
@@ -23,10 +22,9 @@ from machines.models import (
     MeterReading,
 )
 from tickets.api.errors import ApiError
-from tickets.api.idempotency import fingerprint, run_idempotent
-from tickets.api.moments import moment_with_offset
-from tickets.api.serializers import MomentField, _RequestIdField, refusal_responses
-from tickets.api.views import POST_REFUSALS, MachineAPIView, _body, _local, _request_id
+from tickets.api.moments import local_moment, moment_with_offset
+from tickets.api.scaffold import MachinePost, MachinePostView
+from tickets.api.serializers import POST_REFUSALS, MomentField, RequestIdField, refusal_responses
 
 # "Money and numbers", but zero allowed: a lifetime counter starts at zero.
 _METER_AMOUNT = re.compile(
@@ -134,7 +132,7 @@ class MeterValuesSchema(serializers.Serializer):
 
 
 class MetersRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
     read_at = MomentField(help_text="ISO 8601 with an offset; at most 5 minutes in the future.")
     meters = MeterValuesSchema(help_text="Lifetime counters; the four ticket meters are required, no other name.")
 
@@ -144,8 +142,8 @@ class MetersResponseSchema(serializers.Serializer):
     reset = serializers.BooleanField(help_text="A counter was lower than in the previous reading: meters cleared.")
 
 
-class MetersView(MachineAPIView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="meters_report",
         summary="A meter reading: the machine's lifetime counters",
         request=MetersRequestSchema,
@@ -163,20 +161,12 @@ class MetersView(MachineAPIView):
             ),
         },
     )
-    def post(self, request: Request) -> Any:
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
+)
+class MetersView(MachinePostView):
+    operation = "meters"
 
-        def handle() -> Response:
-            read_at = _read_at(body, timezone.now())
-            values = _meters(body)
-            reading = meter_reading_record(machine=machine, read_at=read_at, values=values, request_id=request_id)
-            return Response({"read_at": _local(reading.read_at, machine), "reset": reading.reset}, status=201)
-
-        return run_idempotent(
-            machine=machine,
-            request_id=request_id,
-            fingerprint_=fingerprint("meters", "", body),
-            handler=handle,
-        )
+    def handle(self, post: MachinePost) -> Response:
+        read_at = _read_at(post.body, timezone.now())
+        values = _meters(post.body)
+        reading = meter_reading_record(machine=post.machine, read_at=read_at, values=values, request_id=post.request_id)
+        return Response({"read_at": local_moment(reading.read_at, post.machine), "reset": reading.reset}, status=201)

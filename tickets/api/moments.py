@@ -4,6 +4,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from machines.models import Machine
 from tickets.api.errors import ApiError
 
 # Before any ticket system: a machine's clock gone wrong (a RAM clear sets year 1); also keeps date arithmetic
@@ -31,3 +32,10 @@ def moment_with_offset(body: dict[str, Any], name: str) -> dt.datetime:
     if moment < EARLIEST:
         raise ApiError(422, "invalid_request", f"'{name}' is before the year 2000: the machine's clock is wrong.")
     return moment
+
+
+def local_moment(moment: dt.datetime | None, machine: Machine) -> str | None:
+    """A moment of an answer: in the machine's casino's time zone, to the second."""
+    if moment is None:
+        return None
+    return moment.astimezone(machine.casino.zoneinfo).isoformat(timespec="seconds")

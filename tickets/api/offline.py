@@ -2,36 +2,28 @@
 
 from typing import Any
 
-from django.http.response import HttpResponseBase
-from drf_spectacular.utils import extend_schema
-from rest_framework.request import Request
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.response import Response
 
 from casino_office.money import InvalidAmount, parse_amount
 from tickets import offline
-from tickets.api.errors import error_response
-from tickets.api.idempotency import fingerprint, run_idempotent
+from tickets.api.errors import error_response, invalid
+from tickets.api.fields import choice
 from tickets.api.moments import moment_with_offset
+from tickets.api.scaffold import MachinePost, MachinePostView
 from tickets.api.serializers import (
+    NUMBER_FROM_ANSWER,
+    POST_REFUSALS,
+    TO_TICKET,
     OfflineTicketRequestSchema,
     TicketSchema,
     ValidationPoolRequestSchema,
     ValidationPoolResponseSchema,
+    link,
     refusal_responses,
-)
-from tickets.api.views import (
-    _NUMBER,
-    _TO_TICKET,
-    POST_REFUSALS,
-    MachineAPIView,
-    _body,
-    _choice,
-    _invalid,
-    _link,
-    _request_id,
-    _ticket_body,
     schema_links,
 )
+from tickets.api.views import ticket_body
 from tickets.exceptions import TicketError
 from tickets.models import TicketType
 from tickets.numbers import InvalidValidationNumber, NotAContractSpelling, parse_machine_validation_number
@@ -45,51 +37,44 @@ def _integer(body: dict[str, Any], name: str, *, minimum: int, maximum: int, def
     value = body.get(name, default)
     # JSON true/false are ints to Python; a machine's counter is neither.
     if isinstance(value, bool) or not isinstance(value, int) or not (minimum <= value <= maximum):
-        raise _invalid("invalid_request", f"'{name}' must be an integer from {minimum} to {maximum}.")
+        raise invalid("invalid_request", f"'{name}' must be an integer from {minimum} to {maximum}.")
     return value
 
 
-class ValidationPoolView(MachineAPIView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="validation_pool",
         summary="Numbers for offline cashouts: the machine's reserved pool, topped up",
         request=ValidationPoolRequestSchema,
         responses={200: ValidationPoolResponseSchema, **refusal_responses(POST_REFUSALS)},
         extensions=schema_links(
             200,
-            offline_ticket=_link(
+            offline_ticket=link(
                 "ticket_offline",
                 "Report a ticket printed offline with a number of the pool.",
                 requestBody={"validation_number": "$response.body#/validation_numbers/0"},
             ),
         ),
     )
-    def post(self, request: Request) -> HttpResponseBase:
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
+)
+class ValidationPoolView(MachinePostView):
+    operation = "validation-pool"
 
-        def handle() -> Response:
-            requested = _integer(body, "count", minimum=1, maximum=_MAX_SEQUENCE, default=offline.DEFAULT_POOL_REQUEST)
-            count = offline.pool_count(machine=machine, requested=requested)
-            reserved = offline.validation_pool_top_up(machine=machine, count=count)
-            return Response(
-                {
-                    "validation_numbers": [reservation.validation_number for reservation in reserved],
-                    "pool_size": machine.casino.validation_pool_size,
-                }
-            )
-
-        return run_idempotent(
-            machine=machine,
-            request_id=request_id,
-            fingerprint_=fingerprint("validation-pool", "", body),
-            handler=handle,
+    def handle(self, post: MachinePost) -> Response:
+        machine = post.machine
+        requested = _integer(post.body, "count", minimum=1, maximum=_MAX_SEQUENCE, default=offline.DEFAULT_POOL_REQUEST)
+        count = offline.pool_count(machine=machine, requested=requested)
+        reserved = offline.validation_pool_top_up(machine=machine, count=count)
+        return Response(
+            {
+                "validation_numbers": [reservation.validation_number for reservation in reserved],
+                "pool_size": machine.casino.validation_pool_size,
+            }
         )
 
 
-class OfflineTicketView(MachineAPIView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="ticket_offline",
         summary="Report a ticket printed while offline with a number of the machine's pool",
         request=OfflineTicketRequestSchema,
@@ -114,50 +99,48 @@ class OfflineTicketView(MachineAPIView):
         },
         extensions=schema_links(
             201,
-            ticket_in=_link("ticket_authorize", "Ticket-in: a machine reads the ticket.", parameters=_NUMBER),
-            ticket=_TO_TICKET,
+            ticket_in=link("ticket_authorize", "Ticket-in: a machine reads the ticket.", parameters=NUMBER_FROM_ANSWER),
+            ticket=TO_TICKET,
         ),
     )
-    def post(self, request: Request) -> HttpResponseBase:
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
+)
+class OfflineTicketView(MachinePostView):
+    operation = "offline"
 
-        def handle() -> Response:
-            raw_number = body.get("validation_number")
-            try:
-                if not isinstance(raw_number, str):
-                    raise InvalidValidationNumber(raw_number)
-                number = parse_machine_validation_number(raw_number)
-            except (InvalidValidationNumber, NotAContractSpelling):
-                raise _invalid(
-                    "invalid_number", "The validation number is malformed or its check digit is wrong."
-                ) from None
-            try:
-                amount = parse_amount(body.get("amount"))
-            except InvalidAmount:
-                raise _invalid(
-                    "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
-                ) from None
-            ticket_type = _choice(body, "ticket_type", tuple(TicketType.values), default=TicketType.CASHABLE)
-            printed_at = moment_with_offset(body, "printed_at")
-            sequence = _integer(body, "sequence", minimum=0, maximum=_MAX_SEQUENCE)
-            try:
-                ticket = offline.ticket_report_offline(
-                    machine=machine,
-                    validation_number=number,
-                    amount=amount,
-                    ticket_type=ticket_type,
-                    printed_at=printed_at,
-                    sequence=sequence,
-                    request_id=request_id,
-                )
-            except TicketError as error:
-                if error.code in _INPUT_CODES:
-                    raise _invalid(error.code, error.detail) from None
-                return error_response(409, error.code, error.detail)
-            return Response(_ticket_body(ticket, machine), status=201)
+    def handle(self, post: MachinePost) -> Response:
+        body = post.body
+        number = _body_number(body)
+        try:
+            amount = parse_amount(body.get("amount"))
+        except InvalidAmount:
+            raise invalid(
+                "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
+            ) from None
+        ticket_type = choice(body, "ticket_type", tuple(TicketType.values), default=TicketType.CASHABLE)
+        printed_at = moment_with_offset(body, "printed_at")
+        sequence = _integer(body, "sequence", minimum=0, maximum=_MAX_SEQUENCE)
+        try:
+            ticket = offline.ticket_report_offline(
+                machine=post.machine,
+                validation_number=number,
+                amount=amount,
+                ticket_type=ticket_type,
+                printed_at=printed_at,
+                sequence=sequence,
+                request_id=post.request_id,
+            )
+        except TicketError as error:
+            if error.code in _INPUT_CODES:
+                raise invalid(error.code, error.detail) from None
+            return error_response(409, error.code, error.detail)
+        return Response(ticket_body(ticket, post.machine), status=201)
 
-        return run_idempotent(
-            machine=machine, request_id=request_id, fingerprint_=fingerprint("offline", "", body), handler=handle
-        )
+
+def _body_number(body: dict[str, Any]) -> str:
+    raw_number = body.get("validation_number")
+    try:
+        if not isinstance(raw_number, str):
+            raise InvalidValidationNumber(raw_number)
+        return parse_machine_validation_number(raw_number)
+    except (InvalidValidationNumber, NotAContractSpelling):
+        raise invalid("invalid_number", "The validation number is malformed or its check digit is wrong.") from None

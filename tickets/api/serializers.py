@@ -1,6 +1,6 @@
 """Shapes of the machine API, for the OpenAPI schema.
 
-Input is parsed by tickets.api.views with the contract's exact error codes
+Input is parsed by tickets.api.fields and the views with the contract's exact error codes
 (DRF's CharField would quietly accept a JSON number as an amount); these
 serializers describe the same shapes for machine vendors.
 """
@@ -33,7 +33,7 @@ PRESENTED_NUMBER_SCHEMA = {
     "description": "18 digits, the last a Damm check digit; bare, or grouped as printed with dashes or single "
     "spaces (00-4218-7793-1234-5672). A wrong check digit is 422 invalid_number.",
 }
-# Printable text only (tickets.api.views._TEXT): no NUL, no control character.
+# Printable text only (tickets.api.fields.TEXT): no NUL, no control character.
 TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
 # An ISO 8601 moment with an offset, as tickets.api.moments reads it, from the year 2000 on.
 MOMENT_PATTERN = (
@@ -72,7 +72,39 @@ def refusal_responses(*tables: Refusals) -> dict[int, OpenApiResponse]:
     }
 
 
-class _RequestIdField(serializers.RegexField):
+# The refusals every operation may answer, by status and code (contract "Authentication", "Errors").
+ANY_REFUSALS: Refusals = {
+    401: {"unauthenticated": "the `Authorization: Bearer` key is missing or unknown"},
+    403: {"machine_disabled": "the machine is not active or not enrolled in the ticket system"},
+    406: {"not_acceptable": "the client does not accept application/json"},
+    503: {"unavailable": "the database cannot be reached; retry with the same request_id"},
+}
+# ... and every POST (tickets.api.scaffold).
+POST_REFUSALS: Refusals = {
+    **ANY_REFUSALS,
+    400: {"malformed_json": "the body is not JSON (or repeats a key, or nests too deep)"},
+    409: {"request_id_reused": "this request_id was used for a different request"},
+    413: {"payload_too_large": "the body is larger than the server accepts"},
+    415: {"unsupported_media_type": "send application/json"},
+    422: {"invalid_request": "a field is missing, of the wrong type, or holds a control character"},
+}
+
+
+def schema_links(status: int, **targets: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI links from one answer to the next operations (tickets.api.schema moves them into the answer)."""
+    return {"x-links": {str(status): targets}}
+
+
+def link(operation_id: str, description: str, **definition: Any) -> dict[str, Any]:
+    return {"operationId": operation_id, "description": description, **definition}
+
+
+# A link's parameter: the answered ticket's number.
+NUMBER_FROM_ANSWER = {"validation_number": "$response.body#/validation_number"}
+TO_TICKET = link("ticket_get", "The ticket's public fields.", parameters=NUMBER_FROM_ANSWER)
+
+
+class RequestIdField(serializers.RegexField):
     def __init__(self) -> None:
         super().__init__(
             TEXT_PATTERN,
@@ -107,7 +139,7 @@ class MomentField(serializers.CharField):
 
 
 class IssueRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
     amount = serializers.RegexField(
         AMOUNT_PATTERN,
         help_text="Euros as a string, at most three decimals, > 0; at most the casino's ticket maximum (422 "
@@ -120,17 +152,17 @@ class IssueRequestSchema(serializers.Serializer):
 
 
 class PrintedRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
     result = serializers.ChoiceField(["printed", "failed"])
     reason = _ReasonField()
 
 
 class AuthorizeRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
 
 
 class CommitRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
     result = serializers.ChoiceField(["accepted", "rejected"])
     reason = _ReasonField()
     dispensed = serializers.RegexField(
@@ -188,7 +220,7 @@ class AuthorizeResponseSchema(serializers.Serializer):
 
 
 class ValidationPoolRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
     count = serializers.IntegerField(
         min_value=1,
         max_value=INTEGER_MAX,
@@ -207,7 +239,7 @@ class ValidationPoolResponseSchema(serializers.Serializer):
 
 
 class OfflineTicketRequestSchema(serializers.Serializer):
-    request_id = _RequestIdField()
+    request_id = RequestIdField()
     validation_number = PresentedNumberField(help_text="A number of this machine's pool.")
     amount = serializers.RegexField(
         AMOUNT_PATTERN,

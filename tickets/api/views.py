@@ -1,34 +1,35 @@
 """The slot-machine REST contract v1 (../shared/machine-api.md).
 
 Views parse input with the contract's error codes, call one service, and
-render its result. Every POST runs through run_idempotent.
+render its result. Every POST is a tickets.api.scaffold.MachinePostView.
 """
 
-import datetime as dt
-import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
-from django.utils import translation
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from casino_office.money import InvalidAmount, amount_in_words, cash_payout, format_amount, parse_amount
 from machines.models import Machine
 from tickets import selectors, services
-from tickets.api.auth import IsTicketMachine, MachineKeyAuthentication
-from tickets.api.errors import ApiError, error_response
-from tickets.api.idempotency import fingerprint, request_id_answered, run_idempotent
+from tickets.api.errors import ApiError, error_response, invalid, refusal
+from tickets.api.fields import choice, text
+from tickets.api.idempotency import request_id_answered
+from tickets.api.moments import local_moment
+from tickets.api.scaffold import MachineAPIView, MachinePost, MachinePostView
 from tickets.api.serializers import (
+    ANY_REFUSALS,
+    NUMBER_FROM_ANSWER,
+    POST_REFUSALS,
     PRESENTED_NUMBER_SCHEMA,
+    TO_TICKET,
     AuthorizeRequestSchema,
     AuthorizeResponseSchema,
     CommitRequestSchema,
@@ -38,7 +39,9 @@ from tickets.api.serializers import (
     Refusals,
     StateResponseSchema,
     TicketSchema,
+    link,
     refusal_responses,
+    schema_links,
 )
 from tickets.exceptions import TicketError, TicketNotFound
 from tickets.models import Ticket, TicketType
@@ -49,33 +52,15 @@ from tickets.numbers import (
     parse_machine_validation_number,
 )
 
-_STATUS_BY_CODE = {
-    "not_found": 404,
-    "invalid_amount": 422,
-    "amount_not_in_credits": 422,
-    "over_limit": 422,
-    "invalid_number": 422,
-    "invalid_request": 422,
-}
-# Printable text only: no control character (C0, DEL or C1, Unicode's "Cc") has business in an id or a reason;
-# PostgreSQL text cannot hold NUL, and a log reads NEL (U+0085) as the end of a line.
-_TEXT = re.compile(r"^[^\x00-\x1f\x7f-\x9f]*$")
 
-
-def _local(moment: dt.datetime | None, machine: Machine) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(machine.casino.zoneinfo).isoformat(timespec="seconds")
-
-
-def _ticket_body(ticket: Ticket, machine: Machine) -> dict[str, Any]:
+def ticket_body(ticket: Ticket, machine: Machine) -> dict[str, Any]:
     return {
         "validation_number": ticket.validation_number,
         "state": ticket.state,
         "amount": format_amount(ticket.amount),
         "ticket_type": ticket.ticket_type,
-        "issued_at": _local(ticket.issued_at, machine),
-        "expires_at": _local(ticket.expires_at, machine),
+        "issued_at": local_moment(ticket.issued_at, machine),
+        "expires_at": local_moment(ticket.expires_at, machine),
     }
 
 
@@ -83,51 +68,15 @@ def _state_body(ticket: Ticket) -> dict[str, Any]:
     return {"validation_number": ticket.validation_number, "state": ticket.state}
 
 
-def _invalid(code: str, detail: str) -> ApiError:
-    return ApiError(_STATUS_BY_CODE.get(code, 422), code, detail)
-
-
-def _body(request: Request) -> dict[str, Any]:
-    if not isinstance(request.data, dict):
-        raise _invalid("invalid_request", "The body must be a JSON object.")
-    return request.data
-
-
-def _text(body: dict[str, Any], name: str, *, required: bool, max_length: int, min_length: int = 0) -> str:
-    value = body.get(name)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or not (min_length <= len(value) <= max_length) or not _TEXT.fullmatch(value):
-        raise _invalid(
-            "invalid_request", f"'{name}' must be a string of {min_length}-{max_length} printable characters."
-        )
-    return value
-
-
-def _choice(body: dict[str, Any], name: str, choices: tuple[str, ...], default: str | None = None) -> str:
-    value = body.get(name, default)
-    if value not in choices:
-        raise _invalid("invalid_request", f"'{name}' must be one of: {', '.join(choices)}.")
-    return str(value)
-
-
 def _dispensed(body: dict[str, Any]) -> Decimal:
     """A kiosk's accepted commit: the cash it dispensed, in euros and cents (it must equal the payout)."""
     try:
         dispensed: Decimal = parse_amount(body.get("dispensed"))
     except InvalidAmount:
-        raise _invalid(
+        raise invalid(
             "invalid_amount", "'dispensed' must be the payout the kiosk dispensed, a string like \"12.50\"."
         ) from None
     return dispensed
-
-
-def _request_id(body: dict[str, Any]) -> str:
-    return _text(body, "request_id", required=True, min_length=1, max_length=64)
-
-
-def _refusal_response(error: TicketError) -> Response:
-    return error_response(_STATUS_BY_CODE.get(error.code, 409), error.code, error.detail)
 
 
 def _printable(raw: str) -> str:
@@ -157,9 +106,9 @@ def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str
         return action(number)
     except TicketNotFound as error:
         services.lookup_failure_record(machine=machine, presented_number=number, code="not_found")
-        return _refusal_response(error)
+        return refusal(error.code, error.detail)
     except TicketError as error:
-        return _refusal_response(error)
+        return refusal(error.code, error.detail)
 
 
 def _not_a_number(machine: Machine, raw_number: str, request_id: str) -> Response | None:
@@ -202,21 +151,6 @@ def _as_sent(request: Request, decoded: str) -> str:
     return spelled if spelled == decoded else written
 
 
-# The refusals every operation may answer, by status and code (contract "Authentication", "Errors").
-ANY_REFUSALS: Refusals = {
-    401: {"unauthenticated": "the `Authorization: Bearer` key is missing or unknown"},
-    403: {"machine_disabled": "the machine is not active or not enrolled in the ticket system"},
-    406: {"not_acceptable": "the client does not accept application/json"},
-    503: {"unavailable": "the database cannot be reached; retry with the same request_id"},
-}
-POST_REFUSALS: Refusals = {
-    **ANY_REFUSALS,
-    400: {"malformed_json": "the body is not JSON (or repeats a key, or nests too deep)"},
-    409: {"request_id_reused": "this request_id was used for a different request"},
-    413: {"payload_too_large": "the body is larger than the server accepts"},
-    415: {"unsupported_media_type": "send application/json"},
-    422: {"invalid_request": "a field is missing, of the wrong type, or holds a control character"},
-}
 NUMBER_REFUSALS: Refusals = {
     404: {"not_found": "no such ticket in this machine's casino, or the number is not written as the schema says"},
     422: {"invalid_number": "the check digit is wrong"},
@@ -246,42 +180,33 @@ _NUMBER_PARAM = OpenApiParameter(
     OpenApiParameter.PATH,
     description=str(PRESENTED_NUMBER_SCHEMA["description"]),
 )
-_NUMBER = {"validation_number": "$response.body#/validation_number"}
 
 
-def schema_links(status: int, **targets: dict[str, Any]) -> dict[str, Any]:
-    """OpenAPI links from one answer to the next operations (tickets.api.schema moves them into the answer)."""
-    return {"x-links": {str(status): targets}}
+# No docstring on a view class: drf-spectacular would show it as each of its operations' description.
+class TicketNumberPostView(MachinePostView):
+    # A POST on a ticket named in the path (tickets/{validation_number}/...): the number is rate limited, parsed
+    # and looked up around the operation, and is part of the request (its fingerprint's subject).
+
+    def post(self, request: Request, **path: str) -> HttpResponseBase:
+        presented = _as_sent(request, path["validation_number"])
+        post = self.machine_post(request)
+        if (refused := _not_a_number(post.machine, presented, post.request_id)) is not None:
+            return refused
+
+        def handle() -> Response:
+            # The body first: an input refused is answered before the number counts against the machine.
+            action = self.ticket_action(post)
+            return _with_ticket_number(post.machine, presented, action)
+
+        return self.run_once(post, handle, subject=_number_subject(presented))
+
+    def ticket_action(self, post: MachinePost) -> Callable[[str], Response]:
+        """The body read; what the operation does with the ticket's parsed number."""
+        raise NotImplementedError  # pragma: no cover - every operation implements it
 
 
-def _link(operation_id: str, description: str, **definition: Any) -> dict[str, Any]:
-    return {"operationId": operation_id, "description": description, **definition}
-
-
-_TO_TICKET = _link("ticket_get", "The ticket's public fields.", parameters=_NUMBER)
-
-
-class MachineAPIView(APIView):
-    authentication_classes = [MachineKeyAuthentication]
-    permission_classes = [IsTicketMachine]
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        # No SELECT 1 before the request's first statement (CONN_HEALTH_CHECKS): a connection that died since
-        # the last request fails that statement, the request is answered 503 `unavailable` (the machine retries
-        # with the same request_id, contract "Errors"), and Django drops the connection as the request ends.
-        connection.health_check_done = True  # type: ignore[attr-defined]  # Django >= 4.1, not in the stubs
-        # The contract's texts are English, whatever the staff UI's language.
-        with translation.override("en"):
-            return super().dispatch(request, *args, **kwargs)
-
-    @staticmethod
-    def machine(request: Request) -> Machine:
-        assert isinstance(request.auth, Machine)
-        return request.auth
-
-
-class TicketIssueView(MachineAPIView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="ticket_issue",
         summary="Cashout, step 1: reserve a validation number",
         request=IssueRequestSchema,
@@ -301,52 +226,50 @@ class TicketIssueView(MachineAPIView):
         },
         extensions=schema_links(
             201,
-            print_result=_link("ticket_printed", "Report the print result.", parameters=_NUMBER),
-            ticket=_TO_TICKET,
+            print_result=link("ticket_printed", "Report the print result.", parameters=NUMBER_FROM_ANSWER),
+            ticket=TO_TICKET,
         ),
     )
-    def post(self, request: Request) -> HttpResponseBase:
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
+)
+class TicketIssueView(MachinePostView):
+    operation = "issue"
 
-        def handle() -> Response:
-            try:
-                amount: Decimal = parse_amount(body.get("amount"))
-            except InvalidAmount:
-                raise _invalid(
-                    "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
-                ) from None
-            ticket_type = _choice(body, "ticket_type", tuple(TicketType.values), default=TicketType.CASHABLE)
-            try:
-                ticket = services.ticket_issue(
-                    machine=machine, amount=amount, ticket_type=ticket_type, request_id=request_id
-                )
-            except TicketError as error:
-                raise _invalid(error.code, error.detail) from None
-            casino = machine.casino
-            data = _ticket_body(ticket, machine)
-            data["print"] = {
-                "casino_name": casino.name,
-                "casino_address": casino.address,
-                "machine": machine.asset_number,
-                "sequence": ticket.sequence,
-                "amount_words": amount_in_words(ticket.amount, casino.language),
-                "amount_words_en": amount_in_words(ticket.amount, "en"),
-                "validation_display": display_validation_number(ticket.validation_number),
-            }
-            return Response(data, status=201)
-
-        return run_idempotent(
-            machine=machine,
-            request_id=request_id,
-            fingerprint_=fingerprint("issue", "", body),
-            handler=handle,
-        )
+    def handle(self, post: MachinePost) -> Response:
+        machine, body = post.machine, post.body
+        try:
+            amount: Decimal = parse_amount(body.get("amount"))
+        except InvalidAmount:
+            raise invalid(
+                "invalid_amount", "'amount' must be a string like \"12.50\": > 0, at most three decimals."
+            ) from None
+        ticket_type = choice(body, "ticket_type", tuple(TicketType.values), default=TicketType.CASHABLE)
+        try:
+            ticket = services.ticket_issue(
+                machine=machine, amount=amount, ticket_type=ticket_type, request_id=post.request_id
+            )
+        except TicketError as error:
+            raise invalid(error.code, error.detail) from None
+        data = ticket_body(ticket, machine)
+        data["print"] = _print_data(ticket, machine)
+        return Response(data, status=201)
 
 
-class TicketPrintedView(MachineAPIView):
-    @extend_schema(
+def _print_data(ticket: Ticket, machine: Machine) -> dict[str, Any]:
+    """What the machine prints on the ticket besides its public fields."""
+    casino = machine.casino
+    return {
+        "casino_name": casino.name,
+        "casino_address": casino.address,
+        "machine": machine.asset_number,
+        "sequence": ticket.sequence,
+        "amount_words": amount_in_words(ticket.amount, casino.language),
+        "amount_words_en": amount_in_words(ticket.amount, "en"),
+        "validation_display": display_validation_number(ticket.validation_number),
+    }
+
+
+@extend_schema_view(
+    post=extend_schema(
         operation_id="ticket_printed",
         summary="Cashout, step 2: report the print result",
         parameters=[_NUMBER_PARAM, _RETRY_AFTER],
@@ -364,40 +287,35 @@ class TicketPrintedView(MachineAPIView):
         },
         extensions=schema_links(
             200,
-            ticket_in=_link("ticket_authorize", "Ticket-in: another machine reads the ticket.", parameters=_NUMBER),
-            ticket=_TO_TICKET,
+            ticket_in=link(
+                "ticket_authorize", "Ticket-in: another machine reads the ticket.", parameters=NUMBER_FROM_ANSWER
+            ),
+            ticket=TO_TICKET,
         ),
     )
-    def post(self, request: Request, validation_number: str) -> HttpResponseBase:
-        validation_number = _as_sent(request, validation_number)
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
-        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
-            return refused
+)
+class TicketPrintedView(TicketNumberPostView):
+    operation = "printed"
 
-        def handle() -> Response:
-            printed = _choice(body, "result", ("printed", "failed")) == "printed"
-            reason = _text(body, "reason", required=False, max_length=255)
+    def ticket_action(self, post: MachinePost) -> Callable[[str], Response]:
+        printed = choice(post.body, "result", ("printed", "failed")) == "printed"
+        reason = text(post.body, "reason", required=False, max_length=255)
 
-            def act(number: str) -> Response:
-                ticket = services.ticket_confirm_print(
-                    machine=machine, validation_number=number, printed=printed, reason=reason, request_id=request_id
-                )
-                return Response(_state_body(ticket))
+        def act(number: str) -> Response:
+            ticket = services.ticket_confirm_print(
+                machine=post.machine,
+                validation_number=number,
+                printed=printed,
+                reason=reason,
+                request_id=post.request_id,
+            )
+            return Response(_state_body(ticket))
 
-            return _with_ticket_number(machine, validation_number, act)
-
-        return run_idempotent(
-            machine=machine,
-            request_id=request_id,
-            fingerprint_=fingerprint("printed", _number_subject(validation_number), body),
-            handler=handle,
-        )
+        return act
 
 
-class TicketAuthorizeView(MachineAPIView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="ticket_authorize",
         summary="Ticket-in, step 1: hold the ticket for this machine",
         parameters=[_NUMBER_PARAM, _RETRY_AFTER],
@@ -418,41 +336,35 @@ class TicketAuthorizeView(MachineAPIView):
         },
         extensions=schema_links(
             200,
-            commit=_link("ticket_commit", "Commit (accepted) or give back (rejected).", parameters=_NUMBER),
-            ticket=_TO_TICKET,
+            commit=link("ticket_commit", "Commit (accepted) or give back (rejected).", parameters=NUMBER_FROM_ANSWER),
+            ticket=TO_TICKET,
         ),
     )
-    def post(self, request: Request, validation_number: str) -> HttpResponseBase:
-        validation_number = _as_sent(request, validation_number)
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
-        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
-            return refused
+)
+class TicketAuthorizeView(TicketNumberPostView):
+    operation = "authorize"
+
+    def ticket_action(self, post: MachinePost) -> Callable[[str], Response]:
+        machine = post.machine
 
         def act(number: str) -> Response:
-            ticket = services.ticket_authorize(machine=machine, validation_number=number, request_id=request_id)
+            ticket = services.ticket_authorize(machine=machine, validation_number=number, request_id=post.request_id)
             data = {
                 "validation_number": ticket.validation_number,
                 "state": ticket.state,
                 "amount": format_amount(ticket.amount),
                 "ticket_type": ticket.ticket_type,
-                "hold_expires_at": _local(ticket.hold_expires_at, machine),
+                "hold_expires_at": local_moment(ticket.hold_expires_at, machine),
             }
             if machine.is_kiosk:  # contract v1.1, "Kiosks": the cash to dispense, rounded up to the cent
                 data["payout"] = format_amount(cash_payout(ticket.amount))
             return Response(data)
 
-        return run_idempotent(
-            machine=machine,
-            request_id=request_id,
-            fingerprint_=fingerprint("authorize", _number_subject(validation_number), body),
-            handler=lambda: _with_ticket_number(machine, validation_number, act),
-        )
+        return act
 
 
-class TicketCommitView(MachineAPIView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="ticket_commit",
         summary="Ticket-in, step 2: commit (accepted) or give back (rejected)",
         parameters=[_NUMBER_PARAM, _RETRY_AFTER],
@@ -474,44 +386,35 @@ class TicketCommitView(MachineAPIView):
         },
         extensions=schema_links(
             200,
-            present_again=_link(
-                "ticket_authorize", "Present the ticket again (issued again if rejected).", parameters=_NUMBER
+            present_again=link(
+                "ticket_authorize",
+                "Present the ticket again (issued again if rejected).",
+                parameters=NUMBER_FROM_ANSWER,
             ),
-            ticket=_TO_TICKET,
+            ticket=TO_TICKET,
         ),
     )
-    def post(self, request: Request, validation_number: str) -> HttpResponseBase:
-        validation_number = _as_sent(request, validation_number)
-        machine = self.machine(request)
-        body = _body(request)
-        request_id = _request_id(body)
-        if (refused := _not_a_number(machine, validation_number, request_id)) is not None:
-            return refused
+)
+class TicketCommitView(TicketNumberPostView):
+    operation = "commit"
 
-        def handle() -> Response:
-            accepted = _choice(body, "result", ("accepted", "rejected")) == "accepted"
-            reason = _text(body, "reason", required=False, max_length=255)
-            dispensed = _dispensed(body) if machine.is_kiosk and accepted else None
+    def ticket_action(self, post: MachinePost) -> Callable[[str], Response]:
+        accepted = choice(post.body, "result", ("accepted", "rejected")) == "accepted"
+        reason = text(post.body, "reason", required=False, max_length=255)
+        dispensed = _dispensed(post.body) if post.machine.is_kiosk and accepted else None
 
-            def act(number: str) -> Response:
-                ticket = services.ticket_commit(
-                    machine=machine,
-                    validation_number=number,
-                    accepted=accepted,
-                    reason=reason,
-                    request_id=request_id,
-                    dispensed=dispensed,
-                )
-                return Response(_state_body(ticket))
+        def act(number: str) -> Response:
+            ticket = services.ticket_commit(
+                machine=post.machine,
+                validation_number=number,
+                accepted=accepted,
+                reason=reason,
+                request_id=post.request_id,
+                dispensed=dispensed,
+            )
+            return Response(_state_body(ticket))
 
-            return _with_ticket_number(machine, validation_number, act)
-
-        return run_idempotent(
-            machine=machine,
-            request_id=request_id,
-            fingerprint_=fingerprint("commit", _number_subject(validation_number), body),
-            handler=handle,
-        )
+        return act
 
 
 class TicketDetailView(MachineAPIView):
@@ -527,7 +430,7 @@ class TicketDetailView(MachineAPIView):
 
         def act(number: str) -> Response:
             ticket = selectors.ticket_get_for_machine(machine=machine, validation_number=number)
-            return Response(_ticket_body(ticket, machine))
+            return Response(ticket_body(ticket, machine))
 
         return _with_ticket_number(machine, validation_number, act)
 

@@ -1,0 +1,54 @@
+"""The machine API's hot path costs a fixed number of statements (issue 15): how the POSTs are served must not
+add a lookup or a round trip. Each statement counts, a savepoint's too: each is a round trip."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.conftest import MachineClient
+
+# As in production: each request its own transaction, not a savepoint inside the test's.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# The key's lookup, the transaction's two ends, the operation's own statements and the stored answer's insert.
+CASHOUT_AND_TICKET_IN = {"issue": 9, "printed": 6, "authorize": 6, "commit": 6}
+
+
+def _statements(call) -> tuple[int, list[str]]:
+    with CaptureQueriesContext(connection) as queries:
+        response = call()
+    return response.status_code, [query["sql"] for query in queries.captured_queries]
+
+
+def test_a_cashout_and_a_ticket_in_cost_their_fixed_statements(api: MachineClient):
+    api.issued_ticket()  # the machine's last_seen_at is fresh: not written again on the requests counted
+    issued = {}
+
+    def issue():
+        response = api.issue("12.50")
+        issued["number"] = response.json()["validation_number"]
+        return response
+
+    counted = {"issue": _statements(issue)}
+    number = issued["number"]
+    counted["printed"] = _statements(lambda: api.printed(number))
+    counted["authorize"] = _statements(lambda: api.authorize(number))
+    counted["commit"] = _statements(lambda: api.commit(number))
+
+    assert {name: status for name, (status, _) in counted.items()} == {
+        "issue": 201,
+        "printed": 200,
+        "authorize": 200,
+        "commit": 200,
+    }
+    assert {name: len(sql) for name, (_, sql) in counted.items()} == CASHOUT_AND_TICKET_IN, counted
+
+
+def test_a_replay_costs_one_rolled_back_attempt_and_the_stored_answer(api: MachineClient):
+    api.issued_ticket()
+    body = {"request_id": "replayed", "amount": "3.00"}
+    assert api.post("tickets/issue", body).status_code == 201
+    status, replay = _statements(lambda: api.post("tickets/issue", body))
+    assert status == 201
+    # The attempt's statements up to its answer's insert, which fails; then the stored answer's read.
+    assert len(replay) == CASHOUT_AND_TICKET_IN["issue"] + 1, replay
