@@ -427,7 +427,7 @@ def test_only_tickets_writes_a_tickets_state():
     for path in python_files():
         if app_of_path(path) == "tickets":
             continue
-        for line, what in _ticket_state_writes(parse(path)):
+        for line, what in sorted(_ticket_state_writes(parse(path))):
             problems.append(f"{rel(path)}:{line}: {what}")
     assert not problems, report(problems, "writes of a ticket's state outside tickets/")
 
