@@ -43,7 +43,7 @@ def may_depend(app: str, on: str | None) -> bool:
 
 def why_not(app: str, on: str) -> str:
     if app == BOTTOM:
-        return f"{BOTTOM} is the shared bottom and points at no app"
+        return "the shared bottom (casino_office, templates/) points at no app"
     if app in BESIDE or on in BESIDE:
         return "ops stands beside the domain apps"
     return f"{on} is above {app}"
