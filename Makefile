@@ -42,9 +42,11 @@ SIMULATE_ARGS ?= --machines 6 --minutes 240 --pace 0.5
 simulate: install
 	$(DEMO_ENV) $(PY) manage.py simulate_floor --url http://$(HOST):$(PORT) $(SIMULATE_ARGS)
 
+# lint-imports: the import contracts of pyproject.toml ([tool.importlinter]), the apps' layers among them.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(TEST_ENV) $(BIN)/mypy .
