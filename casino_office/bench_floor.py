@@ -41,7 +41,7 @@ class FloorView(APIView):
             return _invalid("'amount' must be a decimal string.")
         if not amount.is_finite() or not Decimal("0") < amount < Decimal("100000"):
             return _invalid("'amount' must be between 0 and 100000.")
-        connection.health_check_done = True  # type: ignore[attr-defined]  # as tickets.api.views.MachineAPIView does
+        connection.health_check_done = True  # type: ignore[attr-defined]  # as tickets.api.scaffold.MachineAPIView does
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
                 "UPDATE bench_floor_slot SET amount = amount + %s, updated_at = now() WHERE id = %s",
