@@ -1,23 +1,35 @@
 """The cash desk's models point at the casino's places (machines.Place), which now own the table of places.
 
-State only; the content type of the places follows the model, so admin history keeps pointing at it.
+State only; the content type of the places follows the model, so the admin's history keeps pointing at it.
 """
 
 import django.db.models.deletion
 from django.db import migrations, models
 
 
-def _rename(apps, old, new):
+def _move(apps, old, new):
+    """The content type follows the model. If `migrate` already made one for the new name (a database migrated
+    back and forth: post_migrate creates the current models' types), the admin's history moves to it and the old
+    type goes with its permissions (no role uses them)."""
     content_types = apps.get_model("contenttypes", "ContentType")
-    content_types.objects.filter(app_label=old[0], model=old[1]).update(app_label=new[0], model=new[1])
+    before = content_types.objects.filter(app_label=old[0], model=old[1]).first()
+    if before is None:
+        return
+    after = content_types.objects.filter(app_label=new[0], model=new[1]).first()
+    if after is None:
+        content_types.objects.filter(pk=before.pk).update(app_label=new[0], model=new[1])
+        return
+    apps.get_model("admin", "LogEntry").objects.filter(content_type_id=before.pk).update(content_type_id=after.pk)
+    apps.get_model("auth", "Permission").objects.filter(content_type_id=before.pk).delete()
+    content_types.objects.filter(pk=before.pk).delete()
 
 
 def move_content_type(apps, schema_editor):
-    _rename(apps, ("cashdesk", "cashdesk"), ("machines", "place"))
+    _move(apps, ("cashdesk", "cashdesk"), ("machines", "place"))
 
 
 def move_content_type_back(apps, schema_editor):
-    _rename(apps, ("machines", "place"), ("cashdesk", "cashdesk"))
+    _move(apps, ("machines", "place"), ("cashdesk", "cashdesk"))
 
 
 class Migration(migrations.Migration):
@@ -26,6 +38,8 @@ class Migration(migrations.Migration):
         ('compliance', '0010_register_keeps_desk_ids_as_values'),
         ('tickets', '0012_issuing_desk_is_a_place'),
         ('contenttypes', '0002_remove_content_type_name'),
+        ('admin', '0003_logentry_add_action_flag_choices'),
+        ('auth', '0012_alter_user_first_name_max_length'),
         ('cashdesk', '0022_count_operation_key'),
         ('machines', '0010_place_at_the_bottom'),
     ]
