@@ -28,10 +28,10 @@ from cashdesk.services.ledger import (
     cash,
     identification_logged,
     lock_shift,
-    operation_replay,
     pieces,
     post_transaction,
 )
+from cashdesk.services.once import DESK_TRANSACTION, RECEIPT_UNLOCK
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from machines.models import Machine, Place
@@ -72,18 +72,20 @@ def _exchange(
     cash_line = cash(value if kind in (TransactionKind.CHIPS_BUY, TransactionKind.TOKENS_BUY) else -value)
     with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
-        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
-            return done
-        return post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=kind,
-            amount=value,
-            lines=[cash_line, *lines],
+        return DESK_TRANSACTION.once(
+            operation_key,
             user=user,
-            person=person,
-            identity=identity,
-            operation_key=operation_key,
+            run=lambda: post_transaction(
+                shift=shift,
+                desk=desk,
+                kind=kind,
+                amount=value,
+                lines=[cash_line, *lines],
+                user=user,
+                person=person,
+                identity=identity,
+                operation_key=operation_key,
+            ),
         )
 
 
@@ -209,37 +211,63 @@ def _smartcard(
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
-        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
-            return done
-        # One read (card number and the card's own counter) is paid or loaded once.
-        if SmartCardRead.objects.filter(card_number=card_number, card_counter=card_counter).exists():
-            raise CashDeskError(
-                "already_paid",
-                _("This card read (card %(card)s, counter %(counter)s) was already settled; read the card again.")
-                % {"card": card_number, "counter": card_counter},
-            )
-        tx = post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=kind,
-            amount=amount,
-            lines=[cash(-amount if payout else amount)],
+        return DESK_TRANSACTION.once(
+            operation_key,
             user=user,
-            person=person,
-            identity=identity,
-            note=f"card {card_number}",
-            operation_key=operation_key,
+            run=lambda: _settle_card_read(
+                shift=shift,
+                desk=desk,
+                user=user,
+                kind=kind,
+                read=SmartCardRead(card_number=card_number, credits=credits, card_counter=card_counter),
+                amount=amount,
+                person=person,
+                identity=identity,
+                operation_key=operation_key,
+            ),
         )
-        try:
-            with transaction.atomic():
-                SmartCardRead.objects.create(
-                    transaction=tx, card_number=card_number, credits=credits, card_counter=card_counter
-                )
-        except IntegrityError:
-            # Another desk settled the same read at the same moment and committed first.
-            raise CashDeskError(
-                "already_paid", _("This card read was settled at the same moment at another desk.")
-            ) from None
+
+
+def _settle_card_read(
+    *,
+    shift: Shift,
+    desk: Place,
+    user: User,
+    kind: str,
+    read: SmartCardRead,
+    amount: Decimal,
+    person: Person | None,
+    identity: IdentityDetails | None,
+    operation_key: str | None,
+) -> CashTransaction:
+    """Pay or load a card read, once (card number and the card's own counter): the caller locked the desk."""
+    if SmartCardRead.objects.filter(card_number=read.card_number, card_counter=read.card_counter).exists():
+        raise CashDeskError(
+            "already_paid",
+            _("This card read (card %(card)s, counter %(counter)s) was already settled; read the card again.")
+            % {"card": read.card_number, "counter": read.card_counter},
+        )
+    tx = post_transaction(
+        shift=shift,
+        desk=desk,
+        kind=kind,
+        amount=amount,
+        lines=[cash(-amount if kind == TransactionKind.SMARTCARD_PAYOUT else amount)],
+        user=user,
+        person=person,
+        identity=identity,
+        note=f"card {read.card_number}",
+        operation_key=operation_key,
+    )
+    read.transaction = tx
+    try:
+        with transaction.atomic():
+            read.save(force_insert=True)
+    except IntegrityError:
+        # Another desk settled the same read at the same moment and committed first.
+        raise CashDeskError(
+            "already_paid", _("This card read was settled at the same moment at another desk.")
+        ) from None
     return tx
 
 
@@ -451,7 +479,7 @@ def machine_receipt_pay(
                 _("No machine receipt %(number)s with this check code in this casino.") % {"number": shown},
             )
         shift, desk = lock_shift(shift=shift, user=user)
-        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
+        if (done := DESK_TRANSACTION.earlier(operation_key, user=user)) is not None:
             return done
         if receipt.code_locked_at is not None:
             raise CashDeskError(
@@ -561,7 +589,7 @@ def machine_receipt_unlock(*, receipt_id: int, casino_id: int, user: User, opera
         receipt = MachineReceipt.objects.select_for_update().filter(pk=receipt_id, casino_id=casino_id).first()
         if receipt is None:
             raise CashDeskError("not_found", _("No such machine receipt in this casino."))
-        if CheckCodeUnlock.objects.filter(operation_key=operation_key, receipt=receipt, unlocked_by=user).exists():
+        if RECEIPT_UNLOCK.earlier(operation_key, user=user, receipt=receipt) is not None:
             return receipt
         if receipt.code_locked_at is None:
             raise CashDeskError("not_locked", _("This machine receipt is not locked."))

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
 from cashdesk.services.exchange import create_with_new_number
+from cashdesk.services.once import HANDPAY_CONFIRMATION
 from machines.models import Machine
 from tickets.money import MILL
 
@@ -99,7 +100,7 @@ def handpay_confirm(*, receipt_id: int, casino_id: int, user: User, operation_ke
         receipt = MachineReceipt.objects.select_for_update().filter(pk=receipt_id, casino_id=casino_id).first()
         if receipt is None or receipt.source != MachineReceipt.Source.MACHINE:
             raise CashDeskError("not_found", _("No such handpay in this casino."))
-        if receipt.confirm_key == operation_key and receipt.confirmed_by_id == user.pk:
+        if HANDPAY_CONFIRMATION.earlier(operation_key, user=user, pk=receipt.pk) is not None:
             return receipt
         if receipt.state != MachineReceipt.State.REQUESTED:
             raise CashDeskError(

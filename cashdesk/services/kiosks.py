@@ -34,6 +34,7 @@ from cashdesk.models import (
     TransactionKind,
 )
 from cashdesk.services.ledger import cash, post_transaction, vault_of
+from cashdesk.services.once import KIOSK_TRANSFER
 from cashdesk.services.shifts import count_request_open
 from machines.models import Machine, Place
 from tickets.exceptions import TicketRefused
@@ -190,24 +191,30 @@ def kiosk_transfer_request(
         )
     with transaction.atomic():
         place = _lock_place(machine)
-        if operation_key and (done := KioskTransfer.objects.filter(operation_key=operation_key).first()) is not None:
-            if done.requested_by_id != user.pk:
-                raise CashDeskError("operation_key_used", _("This form was already used by someone else."))
-            return done
-        if KioskTransfer.objects.filter(kiosk=place, approved_at__isnull=True, cancelled_at__isnull=True).exists():
-            raise CashDeskError(
-                "transfer_waiting", _("A fill or drop of this kiosk is waiting for approval: approve or cancel it.")
-            )
-        if fill:
-            _check_capacity(place, amount)
-        return KioskTransfer.objects.create(
-            kiosk=place,
-            direction=direction,
-            amount=amount,
-            requested_by=user,
-            requested_at=timezone.now(),
-            operation_key=operation_key or None,
+        return KIOSK_TRANSFER.once(
+            operation_key,
+            user=user,
+            run=lambda: _ask_kiosk_transfer(
+                place=place, user=user, direction=direction, amount=amount, key=operation_key
+            ),
         )
+
+
+def _ask_kiosk_transfer(*, place: Place, user: User, direction: str, amount: Decimal, key: str | None) -> KioskTransfer:
+    if KioskTransfer.objects.filter(kiosk=place, approved_at__isnull=True, cancelled_at__isnull=True).exists():
+        raise CashDeskError(
+            "transfer_waiting", _("A fill or drop of this kiosk is waiting for approval: approve or cancel it.")
+        )
+    if direction == KioskTransfer.Direction.FILL:
+        _check_capacity(place, amount)
+    return KioskTransfer.objects.create(
+        kiosk=place,
+        direction=direction,
+        amount=amount,
+        requested_by=user,
+        requested_at=timezone.now(),
+        operation_key=key or None,
+    )
 
 
 def _check_capacity(place: Place, amount: Decimal) -> None:

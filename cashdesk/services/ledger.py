@@ -53,7 +53,6 @@ __all__ = [
     "cash",
     "identification_logged",
     "lock_shift",
-    "operation_replay",
     "pieces",
     "post_transaction",
     "vault_of",
@@ -115,23 +114,6 @@ def vault_of(casino_id: int) -> Place:
     if vault is None:
         raise CashDeskError("no_vault", _("This casino has no vault set up."))
     return vault
-
-
-def operation_replay(*, operation_key: str | None, user: User) -> CashTransaction | None:
-    """The transaction a form's one-time key already made, if any; call after locking the desk.
-
-    Two submissions of one form serialise on the desk's lock, so the second
-    finds the first's transaction here and writes nothing. The key's unique
-    constraint makes a second effect impossible even on a path that forgot this.
-    """
-    if not operation_key:
-        return None
-    done = CashTransaction.objects.filter(operation_key=operation_key).first()
-    if done is None:
-        return None
-    if done.created_by_id != user.pk:
-        raise CashDeskError("operation_key_used", _("This form was already used by someone else; open it again."))
-    return done
 
 
 class IdentityMismatchRefused(CashDeskError):
