@@ -30,9 +30,9 @@ from cashdesk.models import (
     CountRequest,
     KioskTransfer,
     ShiftCount,
-    ShiftCountLine,
     TransactionKind,
 )
+from cashdesk.services.counts import count_differences_post
 from cashdesk.services.ledger import cash, post_transaction, vault_of
 from cashdesk.services.once import KIOSK_TRANSFER
 from cashdesk.services.shifts import count_request_open
@@ -307,28 +307,18 @@ def kiosk_transfer_post(*, transfer: KioskTransfer, place: Place, supervisor: Us
 def _drop(
     transfer: KioskTransfer, place: Place, vault: Place, supervisor: User, now: dt.datetime
 ) -> tuple[CashTransaction | None, ShiftCount]:
-    expected = place_balances(place)[Item.CASH]
     counted = transfer.amount
-    count = ShiftCount.objects.create(
-        desk=place, shift=None, kind=ShiftCount.Kind.KIOSK, counted_by=transfer.requested_by, counted_at=now
+    # The books come to the count first: the difference is the kiosk's over (+) or short (-).
+    count = count_differences_post(
+        place=place,
+        shift=None,
+        kind=ShiftCount.Kind.KIOSK,
+        user=transfer.requested_by,
+        counted={Item.CASH: counted},
+        book={Item.CASH: place_balances(place)[Item.CASH]},
+        at=now,
+        note=_("Kiosk drop count"),
     )
-    ShiftCountLine.objects.create(
-        count=count, item=Item.CASH, counted_amount=counted, expected_amount=expected, variance=counted - expected
-    )
-    if counted != expected:
-        # The books come to the count first: the difference is the kiosk's over (+) or short (-).
-        count.transaction = post_transaction(
-            shift=None,
-            desk=place,
-            kind=TransactionKind.COUNT,
-            amount=abs(counted - expected),
-            lines=[cash(counted - expected)],
-            user=transfer.requested_by,
-            counterparty="over_short",
-            note=_("Kiosk drop count"),
-            at=now,
-        )
-        count.save(update_fields=["transaction"])
     if counted == 0:
         return None, count
     tx = post_transaction(

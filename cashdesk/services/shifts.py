@@ -18,15 +18,14 @@ from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import (
-    Counterparty,
     CountRequest,
     KioskTransfer,
     Shift,
     ShiftCount,
     ShiftCountLine,
-    TransactionKind,
 )
-from cashdesk.services.ledger import Line, lock_shift, post_transaction
+from cashdesk.services.counts import count_differences_post, difference_lines
+from cashdesk.services.ledger import lock_shift
 from cashdesk.services.once import COUNT, HANDOVER_TAKE_OVER
 from machines.models import Place
 
@@ -58,18 +57,8 @@ def count_amounts(counted: dict[str, Decimal | int]) -> dict[str, Decimal]:
     return amounts
 
 
-def _difference_lines(counted: dict[str, Decimal], expected: dict[str, Decimal]) -> list[Line]:
-    lines = []
-    for item in ALL_ITEMS:
-        difference = counted[item] - expected[item]
-        if difference:
-            count = int(difference / DENOMINATIONS[item]) if item in DENOMINATIONS else None
-            lines.append(Line(item, difference, count))
-    return lines
-
-
 def _check_difference_size(counted: dict[str, Decimal], book: dict[str, Decimal]) -> None:
-    if sum((abs(line.amount) for line in _difference_lines(counted, book)), ZERO) > MAX_COUNT_VALUE:
+    if sum((abs(line.amount) for line in difference_lines(counted, book)), ZERO) > MAX_COUNT_VALUE:
         raise CashDeskError("invalid_count", _("The count is too large; check the figures."))
 
 
@@ -93,46 +82,21 @@ def count_post(
     nothing to compare with, so it is its own expectation and its stock enters
     the books from opening balances.
     """
-    now = timezone.now()
     book = book if book is not None else place_balances(desk)
-    first_count = not ShiftCount.objects.filter(desk=desk).exists()
-    expected = dict(counted) if first_count else book
-    lines = _difference_lines(counted, book)
     _check_difference_size(counted, book)
-    posting = None
-    if lines:
-        posting = post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=TransactionKind.OPENING_BALANCE if first_count else TransactionKind.COUNT,
-            amount=sum((abs(line.amount) for line in lines), ZERO),
-            lines=lines,
-            user=user,
-            counterparty=Counterparty.OPENING if first_count else Counterparty.OVER_SHORT,
-            note=kind,
-            approved_by=approved_by,
-            at=now,
-        )
-    count = ShiftCount.objects.create(
-        desk=desk,
+    return count_differences_post(
+        place=desk,
         shift=shift,
         kind=kind,
-        counted_by=user,
-        counted_at=now,
-        transaction=posting,
-        operation_key=operation_key or None,
+        user=user,
+        counted=counted,
+        book=book,
+        at=timezone.now(),
+        note=kind,
+        opening=not ShiftCount.objects.filter(desk=desk).exists(),
+        approved_by=approved_by,
+        operation_key=operation_key,
     )
-    ShiftCountLine.objects.bulk_create(
-        ShiftCountLine(
-            count=count,
-            item=item,
-            counted_amount=counted[item],
-            expected_amount=expected[item],
-            variance=counted[item] - expected[item],
-        )
-        for item in ALL_ITEMS
-    )
-    return count
 
 
 def difference_over_limit(*, desk: Place, counted: dict[str, Decimal], book: dict[str, Decimal]) -> bool:
