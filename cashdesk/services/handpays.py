@@ -1,7 +1,7 @@
 """Handpays: machine receipts the machine asks for (machine contract v1.1).
 
 requested (the machine, by the API) -> confirmed (a floor attendant at the
-machine, who prints the receipt) -> paid (a cashier: machine_receipt_pay),
+machine, who prints the receipt) -> paid (a cashier: machine_receipts.machine_receipt_pay),
 or void (a supervisor, with a reason). Each step writes who and when on the
 receipt's row in the step's own transaction; the row's check constraint
 keeps the state and those fields consistent.
@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
-from cashdesk.services.exchange import create_with_new_number
+from cashdesk.services.machine_receipts import create_with_new_number
 from cashdesk.services.once import HANDPAY_CONFIRMATION
 from machines.models import Machine
 from tickets.money import MILL
