@@ -5,14 +5,16 @@ from cashdesk.services.count_requests import count_request_approve, count_reques
 from cashdesk.services.exchange import (
     chips_buy,
     chips_cashout,
-    machine_receipt_pay,
-    machine_receipt_record,
-    machine_receipt_supervisor_confirm,
-    machine_receipt_unlock,
     smartcard_load,
     smartcard_payout,
     tokens_buy,
     tokens_cashout,
+)
+from cashdesk.services.machine_receipts import (
+    machine_receipt_pay,
+    machine_receipt_record,
+    machine_receipt_supervisor_confirm,
+    machine_receipt_unlock,
 )
 from cashdesk.services.shifts import (
     count_amounts,

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CountRequest, KioskTransfer, Shift, ShiftCount
 from cashdesk.services.kiosks import kiosk_transfer_post
+from cashdesk.services.once import COUNT_DECISION
 from cashdesk.services.shifts import count_post, from_figures, handover_complete
 from machines.models import Place
 
@@ -30,7 +31,7 @@ def _lock_request(
         raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
     Place.objects.select_for_update().get(pk=request.desk_id)
     request = CountRequest.objects.select_for_update().get(pk=request.pk)
-    if decision_key and request.decision_key == decision_key and request.decided_by_id == supervisor.pk:
+    if COUNT_DECISION.earlier(decision_key, user=supervisor, pk=request.pk) is not None:
         return request, True
     if request.status not in statuses:
         raise CashDeskError("already_decided", _("This count has already been decided."))

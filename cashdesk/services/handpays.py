@@ -1,7 +1,7 @@
 """Handpays: machine receipts the machine asks for (machine contract v1.1).
 
 requested (the machine, by the API) -> confirmed (a floor attendant at the
-machine, who prints the receipt) -> paid (a cashier: machine_receipt_pay),
+machine, who prints the receipt) -> paid (a cashier: machine_receipts.machine_receipt_pay),
 or void (a supervisor, with a reason). Each step writes who and when on the
 receipt's row in the step's own transaction; the row's check constraint
 keeps the state and those fields consistent.
@@ -18,7 +18,8 @@ from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
 from cashdesk.models import MachineReceipt
-from cashdesk.services.exchange import create_with_new_number
+from cashdesk.services.machine_receipts import create_with_new_number
+from cashdesk.services.once import HANDPAY_CONFIRMATION
 from casino_office.money import MILL
 from machines.models import Machine
 
@@ -99,7 +100,7 @@ def handpay_confirm(*, receipt_id: int, casino_id: int, user: User, operation_ke
         receipt = MachineReceipt.objects.select_for_update().filter(pk=receipt_id, casino_id=casino_id).first()
         if receipt is None or receipt.source != MachineReceipt.Source.MACHINE:
             raise CashDeskError("not_found", _("No such handpay in this casino."))
-        if receipt.confirm_key == operation_key and receipt.confirmed_by_id == user.pk:
+        if HANDPAY_CONFIRMATION.earlier(operation_key, user=user, pk=receipt.pk) is not None:
             return receipt
         if receipt.state != MachineReceipt.State.REQUESTED:
             raise CashDeskError(

@@ -30,10 +30,11 @@ from cashdesk.models import (
     CountRequest,
     KioskTransfer,
     ShiftCount,
-    ShiftCountLine,
     TransactionKind,
 )
+from cashdesk.services.counts import count_differences_post
 from cashdesk.services.ledger import cash, post_transaction, vault_of
+from cashdesk.services.once import KIOSK_TRANSFER
 from cashdesk.services.shifts import count_request_open
 from casino_office.money import CENT, cash_payout, format_money
 from machines.models import Machine, Place
@@ -190,24 +191,30 @@ def kiosk_transfer_request(
         )
     with transaction.atomic():
         place = _lock_place(machine)
-        if operation_key and (done := KioskTransfer.objects.filter(operation_key=operation_key).first()) is not None:
-            if done.requested_by_id != user.pk:
-                raise CashDeskError("operation_key_used", _("This form was already used by someone else."))
-            return done
-        if KioskTransfer.objects.filter(kiosk=place, approved_at__isnull=True, cancelled_at__isnull=True).exists():
-            raise CashDeskError(
-                "transfer_waiting", _("A fill or drop of this kiosk is waiting for approval: approve or cancel it.")
-            )
-        if fill:
-            _check_capacity(place, amount)
-        return KioskTransfer.objects.create(
-            kiosk=place,
-            direction=direction,
-            amount=amount,
-            requested_by=user,
-            requested_at=timezone.now(),
-            operation_key=operation_key or None,
+        return KIOSK_TRANSFER.once(
+            operation_key,
+            user=user,
+            run=lambda: _ask_kiosk_transfer(
+                place=place, user=user, direction=direction, amount=amount, key=operation_key
+            ),
         )
+
+
+def _ask_kiosk_transfer(*, place: Place, user: User, direction: str, amount: Decimal, key: str | None) -> KioskTransfer:
+    if KioskTransfer.objects.filter(kiosk=place, approved_at__isnull=True, cancelled_at__isnull=True).exists():
+        raise CashDeskError(
+            "transfer_waiting", _("A fill or drop of this kiosk is waiting for approval: approve or cancel it.")
+        )
+    if direction == KioskTransfer.Direction.FILL:
+        _check_capacity(place, amount)
+    return KioskTransfer.objects.create(
+        kiosk=place,
+        direction=direction,
+        amount=amount,
+        requested_by=user,
+        requested_at=timezone.now(),
+        operation_key=key or None,
+    )
 
 
 def _check_capacity(place: Place, amount: Decimal) -> None:
@@ -300,28 +307,18 @@ def kiosk_transfer_post(*, transfer: KioskTransfer, place: Place, supervisor: Us
 def _drop(
     transfer: KioskTransfer, place: Place, vault: Place, supervisor: User, now: dt.datetime
 ) -> tuple[CashTransaction | None, ShiftCount]:
-    expected = place_balances(place)[Item.CASH]
     counted = transfer.amount
-    count = ShiftCount.objects.create(
-        desk=place, shift=None, kind=ShiftCount.Kind.KIOSK, counted_by=transfer.requested_by, counted_at=now
+    # The books come to the count first: the difference is the kiosk's over (+) or short (-).
+    count = count_differences_post(
+        place=place,
+        shift=None,
+        kind=ShiftCount.Kind.KIOSK,
+        user=transfer.requested_by,
+        counted={Item.CASH: counted},
+        book={Item.CASH: place_balances(place)[Item.CASH]},
+        at=now,
+        note=_("Kiosk drop count"),
     )
-    ShiftCountLine.objects.create(
-        count=count, item=Item.CASH, counted_amount=counted, expected_amount=expected, variance=counted - expected
-    )
-    if counted != expected:
-        # The books come to the count first: the difference is the kiosk's over (+) or short (-).
-        count.transaction = post_transaction(
-            shift=None,
-            desk=place,
-            kind=TransactionKind.COUNT,
-            amount=abs(counted - expected),
-            lines=[cash(counted - expected)],
-            user=transfer.requested_by,
-            counterparty="over_short",
-            note=_("Kiosk drop count"),
-            at=now,
-        )
-        count.save(update_fields=["transaction"])
     if counted == 0:
         return None, count
     tx = post_transaction(

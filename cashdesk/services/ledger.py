@@ -1,38 +1,35 @@
-"""Posting to the books: every cash-desk transaction and its legs are written here.
+"""The desk's operations on the money: every cash-desk transaction is posted here.
 
-A transaction locks its desk's row first: receipt numbers stay gapless, and a
-balance checked before money leaves cannot change until the transaction
-commits. Every other physical place a transaction touches (the vault) is
-locked here too, always after the desk, so two desks never deadlock on it.
+A transaction locks its desk's row first (lock_shift, or the caller): receipt
+numbers stay gapless, and a balance checked before money leaves cannot change
+until the transaction commits. post_transaction is the desk operation: it
+identifies the person (compliance), posts to the books (posting.py), and
+writes the register's entry and raises the alerts, in the money's transaction.
 """
 
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth.models import User
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cashdesk.books import ZERO, place_balances
+from cashdesk.books import ZERO
 from cashdesk.errors import CashDeskError
-from cashdesk.items import DENOMINATIONS, Item
 from cashdesk.models import (
-    CASH_IN_KINDS,
-    COUNTERPARTY_OF_KIND,
     IDENTITY_KINDS,
     CashTransaction,
     CountRequest,
-    Leg,
     MachineReceipt,
     Shift,
 )
+from cashdesk.services.posting import Legs, Line, Posting, books_lock, books_write, cash, desk_legs, pieces
 from casino_office.money import format_money
 from compliance.models import Person
 from compliance.services import (
     CashOperation,
+    Identification,
     IdentificationRefused,
     IdentityDetails,
     IdentityMismatch,
@@ -43,7 +40,7 @@ from compliance.services import (
     person_resolve,
     register_entry_write,
 )
-from machines.models import Machine, Place
+from machines.models import Casino, Machine, Place
 from tickets.models import Ticket
 
 __all__ = [
@@ -53,31 +50,10 @@ __all__ = [
     "cash",
     "identification_logged",
     "lock_shift",
-    "operation_replay",
     "pieces",
     "post_transaction",
     "vault_of",
 ]
-
-
-@dataclass(frozen=True)
-class Line:
-    """One item moving: + into the place, - out of it. `count` is pieces for chips and tokens."""
-
-    item: str
-    amount: Decimal
-    count: int | None = None
-
-    def negated(self) -> "Line":
-        return Line(self.item, -self.amount, -self.count if self.count is not None else None)
-
-
-def cash(amount: Decimal) -> Line:
-    return Line(Item.CASH, amount)
-
-
-def pieces(item: str, count: int) -> Line:
-    return Line(item, DENOMINATIONS[item] * count, count)
 
 
 def lock_shift(*, shift: Shift, user: User) -> tuple[Shift, Place]:
@@ -117,23 +93,6 @@ def vault_of(casino_id: int) -> Place:
     return vault
 
 
-def operation_replay(*, operation_key: str | None, user: User) -> CashTransaction | None:
-    """The transaction a form's one-time key already made, if any; call after locking the desk.
-
-    Two submissions of one form serialise on the desk's lock, so the second
-    finds the first's transaction here and writes nothing. The key's unique
-    constraint makes a second effect impossible even on a path that forgot this.
-    """
-    if not operation_key:
-        return None
-    done = CashTransaction.objects.filter(operation_key=operation_key).first()
-    if done is None:
-        return None
-    if done.created_by_id != user.pk:
-        raise CashDeskError("operation_key_used", _("This form was already used by someone else; open it again."))
-    return done
-
-
 class IdentityMismatchRefused(CashDeskError):
     """The code or document typed names a stored person with other details; `person_id` is for the access log."""
 
@@ -165,46 +124,6 @@ def _resolve_person(*, person: Person | None, identity: IdentityDetails | None, 
         raise CashDeskError("identity_invalid", str(error)) from None
 
 
-def _check_not_negative(desk: Place, lines: list[Line]) -> None:
-    """A physical place never holds less than zero of anything (checked under its row lock)."""
-    needed: dict[str, Decimal] = {}
-    for line in lines:
-        needed[line.item] = needed.get(line.item, ZERO) + line.amount
-    if all(change >= 0 for change in needed.values()):
-        return
-    balances = place_balances(desk)
-    for item, change in needed.items():
-        if change < 0 and balances[item] + change < 0:
-            # The shortage, not the holding: a blind-counting cashier learns only what is missing.
-            short = -(balances[item] + change)
-            values = {"place": desk.name, "item": Item(item).label, "short": format_money(short)}
-            if item in DENOMINATIONS:
-                values["pieces"] = str(int(short / DENOMINATIONS[item]))
-                message = _("%(place)s does not hold enough %(item)s: %(pieces)s pcs (%(short)s) short.") % values
-            else:
-                message = _("%(place)s does not hold enough %(item)s: %(short)s short.") % values
-            raise CashDeskError("insufficient_stock", message)
-
-
-def _check_cash_limit(desk: Place, kind: str, lines: list[Line]) -> None:
-    """Cash coming in may not take a desk above its limit (DOMAIN.md, "лимит кассы"); above it goes to the vault."""
-    if kind not in CASH_IN_KINDS or desk.kind != Place.Kind.DESK or not desk.cash_limit_enforced:
-        return
-    incoming = sum((line.amount for line in lines if line.item == Item.CASH), ZERO)
-    if incoming <= 0:
-        return
-    held = place_balances(desk)[Item.CASH]
-    if held + incoming > desk.cash_limit:
-        values = {"desk": desk.name, "limit": format_money(desk.cash_limit), "held": format_money(held)}
-        if desk.casino.blind_count:  # the cashier counts blind: the refusal tells no balance
-            message = _(
-                "%(desk)s may hold at most %(limit)s and this would take it over: drop cash to the vault first."
-            )
-        else:
-            message = _("%(desk)s may hold at most %(limit)s and holds %(held)s: drop cash to the vault first.")
-        raise CashDeskError("over_cash_limit", message % values)
-
-
 def post_transaction(
     *,
     shift: Shift | None,
@@ -223,24 +142,79 @@ def post_transaction(
     at: dt.datetime | None = None,
     other_place: Place | None = None,
     counterparty: str | None = None,
-    legs: list[tuple[Place | str, Line]] | None = None,
+    legs: Legs | None = None,
     operation_key: str | None = None,
     machine: Machine | None = None,
 ) -> CashTransaction:
-    """Write a transaction with its legs. Call inside transaction.atomic() with the desk locked.
+    """The desk operation: identify the person, post to the books, write the register's entry and raise the alerts.
 
-    `lines` are the desk's side; the other side is `other_place` (a physical
-    place, locked here), or `counterparty` (by default the kind's). `legs`
-    gives every leg explicitly instead (a reversal). Refuses an unidentified
-    person above the casino's threshold, any place going below zero and cash
-    in above the desk's limit. The person is found or created from
-    `identity` here, inside the money's transaction. A kiosk's own
-    transactions name the kiosk (`machine`) and no `user`.
+    Call inside transaction.atomic() with the desk locked. `lines` are the desk's side; the other side is
+    `other_place` (a physical place, locked by the books), or `counterparty` (by default the kind's); `legs` gives
+    every leg explicitly instead (a reversal). Refuses an unidentified person above the casino's threshold; the
+    person is found or created from `identity` inside the money's transaction. A kiosk's own transactions name the
+    kiosk (`machine`) and no `user`.
     """
-    casino = desk.casino
     if legs is None:
-        other: Place | str = other_place or counterparty or COUNTERPARTY_OF_KIND[kind]
-        legs = [(desk, line) for line in lines] + [(other, line.negated()) for line in lines]
+        legs = desk_legs(desk=desk, kind=kind, lines=lines, other=other_place or counterparty)
+    needs_register = _identity_required(desk=desk, kind=kind, amount=amount, person=person, identity=identity)
+    posting = books_lock(shift=shift, desk=desk, kind=kind, amount=amount, legs=legs, at=at)
+    person = _resolve_person(person=person, identity=identity, at=posting.at)
+    identification = _identification(person=person, kind=kind, casino=desk.casino, at=posting.at)
+    transaction_ = books_write(
+        posting,
+        user=user,
+        person=person,
+        ticket=ticket,
+        machine_receipt=machine_receipt,
+        machine=machine,
+        note=note,
+        approved_by=approved_by,
+        reverses=reverses,
+        operation_key=operation_key,
+    )
+    _report(
+        transaction_,
+        posting=posting,
+        user=user,
+        ticket=ticket,
+        identification=identification,
+        to_register=needs_register,
+    )
+    return transaction_
+
+
+def _report(
+    transaction_: CashTransaction,
+    *,
+    posting: Posting,
+    user: User | None,
+    ticket: Ticket | None,
+    identification: Identification | None,
+    to_register: bool,
+) -> None:
+    """The register's entry (an identified transaction over the threshold: a deferred trigger checks at commit that
+    it has one) and the alerts, in the money's transaction."""
+    operation = CashOperation(
+        casino=posting.desk.casino,
+        kind=posting.kind,
+        amount=posting.amount,
+        at=posting.at,
+        transaction_id=transaction_.pk,
+        desk_id=posting.desk.pk,
+        shift_id=posting.shift.pk if posting.shift is not None else None,
+        cashier_id=user.pk if user is not None else None,
+        ticket_machine_id=ticket.issuing_machine_id if ticket is not None else None,
+    )
+    if to_register and identification is not None:
+        register_entry_write(operation=operation, identification=identification)
+    alerts_evaluate(operation=operation, identification=identification)
+
+
+def _identity_required(
+    *, desk: Place, kind: str, amount: Decimal, person: Person | None, identity: IdentityDetails | None
+) -> bool:
+    """Whether the transaction goes in the register; then a person must be named (refused otherwise)."""
+    casino = desk.casino
     needs_register = kind in IDENTITY_KINDS and amount > casino.identity_threshold
     if needs_register and person is None and (identity is None or not identity.given):
         raise CashDeskError(
@@ -248,70 +222,14 @@ def post_transaction(
             _("Over %(threshold)s: identify the person before this transaction.")
             % {"threshold": format_money(casino.identity_threshold)},
         )
-    places = {place.pk: place for place, _line in legs if isinstance(place, Place)}
-    for place_id in sorted(places):
-        if place_id != desk.pk:  # the desk is locked by the caller; others after it, in id order
-            places[place_id] = Place.objects.select_for_update().get(pk=place_id)
-    # The moment is taken once every place is locked: a transaction that waited for a place comes after
-    # whatever held it, in time as in the books.
-    at = at or timezone.now()
-    for place_id, place in places.items():
-        _check_not_negative(place, [line for p, line in legs if isinstance(p, Place) and p.pk == place_id])
-    _check_cash_limit(desk, kind, [line for p, line in legs if isinstance(p, Place) and p.pk == desk.pk])
-    person = _resolve_person(person=person, identity=identity, at=at)
-    identification = None
-    if person is not None:
-        try:
-            identification = identification_check(person=person, kind=kind, casino=casino, at=at)
-        except IdentificationRefused as refused:
-            raise CashDeskError(refused.code, refused.message) from None
-    desk.last_receipt_number += 1
-    Place.objects.filter(pk=desk.pk).update(last_receipt_number=desk.last_receipt_number)
-    transaction_ = CashTransaction.objects.create(
-        casino=casino,
-        desk=desk,
-        shift=shift,
-        number=desk.last_receipt_number,
-        kind=kind,
-        amount=amount,
-        person=person,
-        identity_threshold=casino.identity_threshold,
-        ticket=ticket,
-        machine_receipt=machine_receipt,
-        reverses=reverses,
-        note=note[:255],
-        created_by=user,
-        machine=machine,
-        approved_by=approved_by,
-        created_at=at,
-        operation_key=operation_key or None,
-    )
-    Leg.objects.bulk_create(
-        Leg(
-            transaction=transaction_,
-            casino=casino,
-            desk=place if isinstance(place, Place) else None,
-            counterparty="" if isinstance(place, Place) else place,
-            shift=shift if isinstance(place, Place) and place.pk == desk.pk else None,
-            item=line.item,
-            count=line.count,
-            amount=line.amount,
-        )
-        for place, line in legs
-        if line.amount != 0
-    )
-    operation = CashOperation(
-        casino=casino,
-        kind=kind,
-        amount=amount,
-        at=at,
-        transaction_id=transaction_.pk,
-        desk_id=desk.pk,
-        shift_id=shift.pk if shift is not None else None,
-        cashier_id=user.pk if user is not None else None,
-        ticket_machine_id=ticket.issuing_machine_id if ticket is not None else None,
-    )
-    if needs_register and identification is not None:
-        register_entry_write(operation=operation, identification=identification)
-    alerts_evaluate(operation=operation, identification=identification)
-    return transaction_
+    return needs_register
+
+
+def _identification(*, person: Person | None, kind: str, casino: Casino, at: dt.datetime) -> Identification | None:
+    """The person's identification for this operation (compliance refuses a self-excluded or unverified one)."""
+    if person is None:
+        return None
+    try:
+        return identification_check(person=person, kind=kind, casino=casino, at=at)
+    except IdentificationRefused as refused:
+        raise CashDeskError(refused.code, refused.message) from None

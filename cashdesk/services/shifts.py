@@ -18,15 +18,15 @@ from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import (
-    Counterparty,
     CountRequest,
     KioskTransfer,
     Shift,
     ShiftCount,
     ShiftCountLine,
-    TransactionKind,
 )
-from cashdesk.services.ledger import Line, lock_shift, post_transaction
+from cashdesk.services.counts import count_differences_post, difference_lines
+from cashdesk.services.ledger import lock_shift
+from cashdesk.services.once import COUNT, HANDOVER_TAKE_OVER
 from machines.models import Place
 
 MAX_COUNT_VALUE = Decimal("9999999999.99")
@@ -57,18 +57,8 @@ def count_amounts(counted: dict[str, Decimal | int]) -> dict[str, Decimal]:
     return amounts
 
 
-def _difference_lines(counted: dict[str, Decimal], expected: dict[str, Decimal]) -> list[Line]:
-    lines = []
-    for item in ALL_ITEMS:
-        difference = counted[item] - expected[item]
-        if difference:
-            count = int(difference / DENOMINATIONS[item]) if item in DENOMINATIONS else None
-            lines.append(Line(item, difference, count))
-    return lines
-
-
 def _check_difference_size(counted: dict[str, Decimal], book: dict[str, Decimal]) -> None:
-    if sum((abs(line.amount) for line in _difference_lines(counted, book)), ZERO) > MAX_COUNT_VALUE:
+    if sum((abs(line.amount) for line in difference_lines(counted, book)), ZERO) > MAX_COUNT_VALUE:
         raise CashDeskError("invalid_count", _("The count is too large; check the figures."))
 
 
@@ -92,46 +82,21 @@ def count_post(
     nothing to compare with, so it is its own expectation and its stock enters
     the books from opening balances.
     """
-    now = timezone.now()
     book = book if book is not None else place_balances(desk)
-    first_count = not ShiftCount.objects.filter(desk=desk).exists()
-    expected = dict(counted) if first_count else book
-    lines = _difference_lines(counted, book)
     _check_difference_size(counted, book)
-    posting = None
-    if lines:
-        posting = post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=TransactionKind.OPENING_BALANCE if first_count else TransactionKind.COUNT,
-            amount=sum((abs(line.amount) for line in lines), ZERO),
-            lines=lines,
-            user=user,
-            counterparty=Counterparty.OPENING if first_count else Counterparty.OVER_SHORT,
-            note=kind,
-            approved_by=approved_by,
-            at=now,
-        )
-    count = ShiftCount.objects.create(
-        desk=desk,
+    return count_differences_post(
+        place=desk,
         shift=shift,
         kind=kind,
-        counted_by=user,
-        counted_at=now,
-        transaction=posting,
-        operation_key=operation_key or None,
+        user=user,
+        counted=counted,
+        book=book,
+        at=timezone.now(),
+        note=kind,
+        opening=not ShiftCount.objects.filter(desk=desk).exists(),
+        approved_by=approved_by,
+        operation_key=operation_key,
     )
-    ShiftCountLine.objects.bulk_create(
-        ShiftCountLine(
-            count=count,
-            item=item,
-            counted_amount=counted[item],
-            expected_amount=expected[item],
-            variance=counted[item] - expected[item],
-        )
-        for item in ALL_ITEMS
-    )
-    return count
 
 
 def difference_over_limit(*, desk: Place, counted: dict[str, Decimal], book: dict[str, Decimal]) -> bool:
@@ -239,19 +204,6 @@ def count_or_request(
     )
 
 
-def _replayed(operation_key: str | None, user: User) -> CountRequest | ShiftCount | None:
-    """What the form with this one-time key wrote: the count it posted, or the request it left waiting."""
-    if not operation_key:
-        return None
-    done: CountRequest | ShiftCount | None = (
-        CountRequest.objects.filter(operation_key=operation_key).first()
-        or ShiftCount.objects.filter(operation_key=operation_key).first()
-    )
-    if done is not None and done.counted_by_id != user.pk:
-        raise CashDeskError("operation_key_used", _("This form was already used by someone else; open it again."))
-    return done
-
-
 def shift_open(*, desk: Place, cashier: User, counted: dict[str, Decimal | int]) -> Shift:
     """Open a shift at the desk with the counted float. One open shift per desk and per cashier.
 
@@ -291,21 +243,25 @@ def shift_close(
     """
     amounts = count_amounts(counted)
     with transaction.atomic():
-        if (done := _replayed(operation_key, user)) is not None:
-            return done
-        shift, desk = lock_shift(shift=shift, user=user)
-        book = place_balances(desk)
-        count = count_or_request(
-            desk=desk,
-            shift=shift,
-            kind=ShiftCount.Kind.CLOSING,
-            user=user,
-            counted=amounts,
-            book=book,
-            operation_key=operation_key,
+        # Asked before the desk's lock: a twin that waited on it finds the shift closed (or its count waiting).
+        return COUNT.once(
+            operation_key, user=user, run=lambda: _close(shift=shift, user=user, counted=amounts, key=operation_key)
         )
-        if isinstance(count, ShiftCount):
-            Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
+
+
+def _close(*, shift: Shift, user: User, counted: dict[str, Decimal], key: str | None) -> ShiftCount | CountRequest:
+    shift, desk = lock_shift(shift=shift, user=user)
+    count = count_or_request(
+        desk=desk,
+        shift=shift,
+        kind=ShiftCount.Kind.CLOSING,
+        user=user,
+        counted=counted,
+        book=place_balances(desk),
+        operation_key=key,
+    )
+    if isinstance(count, ShiftCount):
+        Shift.objects.filter(pk=shift.pk).update(closed_at=count.counted_at)
     return count
 
 
@@ -327,7 +283,7 @@ def shift_handover(
         raise CashDeskError("forbidden", _("%(user)s is not a cashier.") % {"user": next_cashier})
     amounts = count_amounts(counted)
     with transaction.atomic():
-        if (done := _replayed(operation_key, user)) is not None:
+        if (done := COUNT.earlier(operation_key, user=user)) is not None:
             if not isinstance(done, CountRequest):  # the key of another form: a hand-over always waits
                 raise CashDeskError("operation_key_used", _("This form was already used; open it again."))
             return done
@@ -405,7 +361,7 @@ def handover_take_over(
     with transaction.atomic():
         Place.objects.select_for_update().get(pk=request.desk_id)
         request = CountRequest.objects.select_for_update().get(pk=request.pk)
-        if operation_key and request.next_operation_key == operation_key:
+        if HANDOVER_TAKE_OVER.earlier(operation_key, user=user, pk=request.pk) is not None:
             return request
         if request.status != CountRequest.Status.COUNTING:
             raise CashDeskError("already_counted", _("This hand-over has already been counted."))
@@ -439,15 +395,16 @@ def vault_count(
     amounts = count_amounts(counted)
     with transaction.atomic():
         locked = Place.objects.select_for_update().get(pk=vault.pk)
-        if (done := _replayed(operation_key, user)) is not None:
-            return done
-        book = place_balances(locked)
-        return count_or_request(
-            desk=locked,
-            shift=None,
-            kind=ShiftCount.Kind.VAULT,
+        return COUNT.once(
+            operation_key,
             user=user,
-            counted=amounts,
-            book=book,
-            operation_key=operation_key,
+            run=lambda: count_or_request(
+                desk=locked,
+                shift=None,
+                kind=ShiftCount.Kind.VAULT,
+                user=user,
+                counted=amounts,
+                book=place_balances(locked),
+                operation_key=operation_key,
+            ),
         )

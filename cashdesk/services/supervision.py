@@ -20,6 +20,7 @@ from cashdesk.models import (
     TransferLine,
 )
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, refuse_while_counting, vault_of
+from cashdesk.services.once import REVERSAL, TRANSFER
 from casino_office.money import CENT, format_money
 from machines.models import Place
 from tickets import desk as ticket_rules
@@ -84,30 +85,38 @@ def transfer_request(
     if direction not in Transfer.Direction.values:
         raise CashDeskError("invalid_direction", _("Choose a drop or a fill."))
     lines = _transfer_lines(amount, chips_and_tokens)
-    value = sum((line.amount for line in lines), Decimal("0.00"))
     with transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
-        if operation_key and (done := Transfer.objects.filter(operation_key=operation_key).first()) is not None:
-            if done.requested_by_id != user.pk:
-                raise CashDeskError("operation_key_used", _("This form was already used by someone else."))
-            return done
-        limit = desk.casino.max_transfer_amount
-        if value > limit:
-            raise CashDeskError(
-                "over_limit", _("A single transfer may be at most %(limit)s.") % {"limit": format_money(limit)}
-            )
-        transfer = Transfer.objects.create(
-            shift=shift,
-            direction=direction,
-            amount=value,
-            requested_by=user,
-            requested_at=timezone.now(),
-            operation_key=operation_key or None,
+        return TRANSFER.once(
+            operation_key,
+            user=user,
+            run=lambda: _ask_transfer(
+                shift=shift, desk=desk, user=user, direction=direction, lines=lines, key=operation_key
+            ),
         )
-        TransferLine.objects.bulk_create(
-            TransferLine(transfer=transfer, item=line.item, count=line.count, amount=line.amount) for line in lines
+
+
+def _ask_transfer(
+    *, shift: Shift, desk: Place, user: User, direction: str, lines: list[Line], key: str | None
+) -> Transfer:
+    value = sum((line.amount for line in lines), Decimal("0.00"))
+    limit = desk.casino.max_transfer_amount
+    if value > limit:
+        raise CashDeskError(
+            "over_limit", _("A single transfer may be at most %(limit)s.") % {"limit": format_money(limit)}
         )
-        return transfer
+    transfer = Transfer.objects.create(
+        shift=shift,
+        direction=direction,
+        amount=value,
+        requested_by=user,
+        requested_at=timezone.now(),
+        operation_key=key or None,
+    )
+    TransferLine.objects.bulk_create(
+        TransferLine(transfer=transfer, item=line.item, count=line.count, amount=line.amount) for line in lines
+    )
+    return transfer
 
 
 def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction:
@@ -153,23 +162,22 @@ def reversal_request(
         raise CashDeskError("reason_required", _("Say what went wrong."))
     if original.created_by_id != user.pk:
         raise CashDeskError("forbidden", _("Only the cashier who made a transaction asks to reverse it."))
-    existing = ReversalRequest.objects.filter(original=original).first()
-    if existing is not None and operation_key and existing.operation_key == operation_key:
-        return existing  # the same form sent again
     try:
         with transaction.atomic():
-            return ReversalRequest.objects.create(
+            return REVERSAL.once(
+                operation_key,  # the same form sent again, or at the same moment: the first request
+                user=user,
                 original=original,
-                reason=reason[:255],
-                requested_by=user,
-                requested_at=timezone.now(),
-                operation_key=operation_key or None,
+                run=lambda: ReversalRequest.objects.create(
+                    original=original,
+                    reason=reason[:255],
+                    requested_by=user,
+                    requested_at=timezone.now(),
+                    operation_key=operation_key or None,
+                ),
             )
     except IntegrityError:
-        # A concurrent submission of the same form, or another request for the same transaction, won.
-        existing = ReversalRequest.objects.filter(original=original).first()
-        if existing is not None and operation_key and existing.operation_key == operation_key:
-            return existing
+        # Another request for the same transaction won.
         raise CashDeskError("already_requested", _("A reversal of this transaction was already asked for.")) from None
 
 

@@ -20,7 +20,8 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction, HoldCase, Shift, TransactionKind
 from cashdesk.services.kiosks import kiosk_payout_settled
-from cashdesk.services.ledger import cash, identification_logged, lock_shift, operation_replay, post_transaction
+from cashdesk.services.ledger import cash, identification_logged, lock_shift, post_transaction
+from cashdesk.services.once import DESK_TRANSACTION, HOLD
 from casino_office.money import CENT, cash_payout
 from compliance.models import Person
 from compliance.services import IdentityDetails
@@ -67,43 +68,69 @@ def ticket_payout(
     with identification_logged(shift=shift, user=user), transaction.atomic():
         ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
         shift, desk = lock_shift(shift=shift, user=user)
-        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
-            return done
-        refusal = ticket_rules.ticket_cash_refusal(ticket, now)
-        if refusal is None:
-            payout = cash_payout(ticket.amount)
-            tx = post_transaction(
+        paid = DESK_TRANSACTION.once(
+            operation_key,
+            user=user,
+            run=lambda: _pay_ticket(
+                ticket=ticket,
                 shift=shift,
                 desk=desk,
-                kind=TransactionKind.TICKET_PAYOUT,
-                amount=payout,
-                lines=[cash(-payout)],
                 user=user,
                 person=person,
                 identity=identity,
-                ticket=ticket,
+                printed_amount=printed_amount,
                 at=now,
                 operation_key=operation_key,
-            )
-            with _as_desk_refusal():
-                ticket_rules.ticket_redeem_in_cash(
-                    ticket=ticket,
-                    user=user,
-                    at=now,
-                    printed_amount=printed_amount,
-                    details={
-                        "receipt": tx.receipt_number,
-                        "payout": str(payout),
-                        "desk": desk.code,
-                        "desk_name": desk.name,
-                    },
-                )
-            return tx
-        code, message = refusal
-        ticket_rules.ticket_refusal_record(
-            ticket=ticket, user=user, code=code, at=now, details={"action": "cash_payout", "desk": desk.code}
+            ),
         )
-    raise CashDeskError(code, message)
+    if isinstance(paid, CashTransaction):
+        return paid
+    raise CashDeskError(*paid)
+
+
+def _pay_ticket(
+    *,
+    ticket: Ticket,
+    shift: Shift,
+    desk: Place,
+    user: User,
+    person: Person | None,
+    identity: IdentityDetails | None,
+    printed_amount: Decimal | None,
+    at: dt.datetime,
+    operation_key: str | None,
+) -> CashTransaction | tuple[str, str]:
+    """The payout of a ticket the caller locked with its desk, or the refusal (recorded against the ticket)."""
+    refusal = ticket_rules.ticket_cash_refusal(ticket, at)
+    if refusal is not None:
+        code, _message = refusal
+        ticket_rules.ticket_refusal_record(
+            ticket=ticket, user=user, code=code, at=at, details={"action": "cash_payout", "desk": desk.code}
+        )
+        return refusal
+    payout = cash_payout(ticket.amount)
+    tx = post_transaction(
+        shift=shift,
+        desk=desk,
+        kind=TransactionKind.TICKET_PAYOUT,
+        amount=payout,
+        lines=[cash(-payout)],
+        user=user,
+        person=person,
+        identity=identity,
+        ticket=ticket,
+        at=at,
+        operation_key=operation_key,
+    )
+    with _as_desk_refusal():
+        ticket_rules.ticket_redeem_in_cash(
+            ticket=ticket,
+            user=user,
+            at=at,
+            printed_amount=printed_amount,
+            details={"receipt": tx.receipt_number, "payout": str(payout), "desk": desk.code, "desk_name": desk.name},
+        )
+    return tx
 
 
 def ticket_sell(
@@ -121,28 +148,53 @@ def ticket_sell(
     now = timezone.now()
     with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
-        if (done := operation_replay(operation_key=operation_key, user=user)) is not None:
-            return done
-        desk.last_ticket_sequence += 1
-        Place.objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
-        with _as_desk_refusal():
-            ticket = ticket_rules.ticket_sell_at_desk(
-                issuing_desk=desk, sequence=desk.last_ticket_sequence, amount=amount, at=now
-            )
-        tx = post_transaction(
-            shift=shift,
-            desk=desk,
-            kind=TransactionKind.TICKET_SALE,
-            amount=amount,
-            lines=[cash(amount)],
+        return DESK_TRANSACTION.once(
+            operation_key,
             user=user,
-            person=person,
-            identity=identity,
-            ticket=ticket,
-            at=now,
-            operation_key=operation_key,
+            run=lambda: _sell_ticket(
+                shift=shift,
+                desk=desk,
+                user=user,
+                amount=amount,
+                person=person,
+                identity=identity,
+                at=now,
+                operation_key=operation_key,
+            ),
         )
-        ticket_rules.ticket_sold_event(ticket=ticket, user=user, at=now, receipt=tx.receipt_number)
+
+
+def _sell_ticket(
+    *,
+    shift: Shift,
+    desk: Place,
+    user: User,
+    amount: Decimal,
+    person: Person | None,
+    identity: IdentityDetails | None,
+    at: dt.datetime,
+    operation_key: str | None,
+) -> CashTransaction:
+    desk.last_ticket_sequence += 1
+    Place.objects.filter(pk=desk.pk).update(last_ticket_sequence=desk.last_ticket_sequence)
+    with _as_desk_refusal():
+        ticket = ticket_rules.ticket_sell_at_desk(
+            issuing_desk=desk, sequence=desk.last_ticket_sequence, amount=amount, at=at
+        )
+    tx = post_transaction(
+        shift=shift,
+        desk=desk,
+        kind=TransactionKind.TICKET_SALE,
+        amount=amount,
+        lines=[cash(amount)],
+        user=user,
+        person=person,
+        identity=identity,
+        ticket=ticket,
+        at=at,
+        operation_key=operation_key,
+    )
+    ticket_rules.ticket_sold_event(ticket=ticket, user=user, at=at, receipt=tx.receipt_number)
     return tx
 
 
@@ -166,33 +218,44 @@ def ticket_hold(
     with transaction.atomic():
         ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
         shift, desk = lock_shift(shift=shift, user=user)
-        if operation_key and (done := HoldCase.objects.filter(operation_key=operation_key).first()) is not None:
-            if done.opened_by_id != user.pk:
-                raise CashDeskError("operation_key_used", _("This form was already used by someone else."))
-            return done
-        casino = desk.casino
-        presented_day = timezone.localtime(now, casino.zoneinfo).date()
-        refusal = ticket_rules.ticket_cash_refusal(ticket, now)
-        if refusal is not None:
-            ticket_rules.ticket_refusal_record(
-                ticket=ticket, user=user, code=refusal[0], at=now, details={"action": "hold", "desk": desk.code}
-            )
-        else:
-            case = HoldCase.objects.create(
-                ticket=ticket,
-                casino=casino,
-                shift=shift,
-                reason=reason,
-                note=note[:255],
-                opened_by=user,
-                presented_at=now,
-                decision_due=presented_day + dt.timedelta(days=casino.hold_decision_days),
-                operation_key=operation_key or None,
-            )
-            with _as_desk_refusal():
-                ticket_rules.ticket_hold(ticket=ticket, user=user, reason=reason, note=note, at=now, case=case.pk)
-            return case
-    raise CashDeskError(refusal[0], refusal[1])
+        held = HOLD.once(
+            operation_key,
+            user=user,
+            run=lambda: _hold_ticket(
+                ticket=ticket, shift=shift, desk=desk, user=user, reason=reason, note=note, at=now, key=operation_key
+            ),
+        )
+    if isinstance(held, HoldCase):
+        return held
+    raise CashDeskError(*held)
+
+
+def _hold_ticket(
+    *, ticket: Ticket, shift: Shift, desk: Place, user: User, reason: str, note: str, at: dt.datetime, key: str | None
+) -> HoldCase | tuple[str, str]:
+    """The hold of a ticket the caller locked with its desk, or the refusal (recorded against the ticket)."""
+    casino = desk.casino
+    refusal = ticket_rules.ticket_cash_refusal(ticket, at)
+    if refusal is not None:
+        ticket_rules.ticket_refusal_record(
+            ticket=ticket, user=user, code=refusal[0], at=at, details={"action": "hold", "desk": desk.code}
+        )
+        return refusal
+    presented_day = timezone.localtime(at, casino.zoneinfo).date()
+    case = HoldCase.objects.create(
+        ticket=ticket,
+        casino=casino,
+        shift=shift,
+        reason=reason,
+        note=note[:255],
+        opened_by=user,
+        presented_at=at,
+        decision_due=presented_day + dt.timedelta(days=casino.hold_decision_days),
+        operation_key=key or None,
+    )
+    with _as_desk_refusal():
+        ticket_rules.ticket_hold(ticket=ticket, user=user, reason=reason, note=note, at=at, case=case.pk)
+    return case
 
 
 def hold_decide(*, case: HoldCase, user: User, pay: bool, note: str = "") -> HoldCase:

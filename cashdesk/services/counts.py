@@ -1,0 +1,89 @@
+"""A count's differences posted to the books: every count of a place (a desk's shift, the vault, a kiosk's drop).
+
+A count records what was counted and what the books expected, item by item, and posts each difference at once:
+to over/short (a shortage or a surplus), or, for a place's very first count, to opening balances. After it, the
+place's book balance is what was counted.
+"""
+
+import datetime as dt
+from collections.abc import Mapping
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+
+from cashdesk.books import ZERO
+from cashdesk.items import ALL_ITEMS, DENOMINATIONS
+from cashdesk.models import Counterparty, Shift, ShiftCount, ShiftCountLine, TransactionKind
+from cashdesk.services.ledger import Line, post_transaction
+from machines.models import Place
+
+
+def difference_lines(counted: Mapping[str, Decimal], book: Mapping[str, Decimal]) -> list[Line]:
+    """What the books must move so that each counted item's balance becomes the count."""
+    lines = []
+    for item in ALL_ITEMS:
+        if item not in counted:
+            continue
+        difference = counted[item] - book[item]
+        if difference:
+            count = int(difference / DENOMINATIONS[item]) if item in DENOMINATIONS else None
+            lines.append(Line(item, difference, count))
+    return lines
+
+
+def count_differences_post(
+    *,
+    place: Place,
+    shift: Shift | None,
+    kind: str,
+    user: User,
+    counted: Mapping[str, Decimal],
+    book: Mapping[str, Decimal],
+    at: dt.datetime,
+    note: str,
+    opening: bool = False,
+    approved_by: User | None = None,
+    operation_key: str | None = None,
+) -> ShiftCount:
+    """Write the count of `place` (the items in `counted`, against the `book` balances) and post its differences.
+
+    Call with the place's row locked. An `opening` count (the place's first) has nothing to compare with: it is its
+    own expectation, and what it holds beyond the books enters them from opening balances.
+    """
+    lines = difference_lines(counted, book)
+    posting = None
+    if lines:
+        posting = post_transaction(
+            shift=shift,
+            desk=place,
+            kind=TransactionKind.OPENING_BALANCE if opening else TransactionKind.COUNT,
+            amount=sum((abs(line.amount) for line in lines), ZERO),
+            lines=lines,
+            user=user,
+            counterparty=Counterparty.OPENING if opening else Counterparty.OVER_SHORT,
+            note=note,
+            approved_by=approved_by,
+            at=at,
+        )
+    count = ShiftCount.objects.create(
+        desk=place,
+        shift=shift,
+        kind=kind,
+        counted_by=user,
+        counted_at=at,
+        transaction=posting,
+        operation_key=operation_key or None,
+    )
+    expected = counted if opening else book
+    ShiftCountLine.objects.bulk_create(
+        ShiftCountLine(
+            count=count,
+            item=item,
+            counted_amount=counted[item],
+            expected_amount=expected[item],
+            variance=counted[item] - expected[item],
+        )
+        for item in ALL_ITEMS
+        if item in counted
+    )
+    return count
