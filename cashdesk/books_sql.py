@@ -3,7 +3,7 @@
 Migrations install these; a test writes around the ORM to prove each holds.
 """
 
-from cashdesk.models.books import IDENTITY_KINDS
+from casino_office.vocabulary import IDENTITY_KINDS, TICKET_CASH_PAYOUT_KINDS
 
 
 def _sql_list(values: list[str]) -> str:
@@ -35,12 +35,14 @@ DROP TRIGGER IF EXISTS cashdesk_leg_balanced_trg ON cashdesk_leg;
 DROP FUNCTION IF EXISTS cashdesk_leg_balanced();
 """
 
+
 # No cash transaction over the identification threshold commits without its
 # register entry, whatever wrote it (casino rules §1; checked at commit).
-REQUIRE_REGISTER_ENTRY = f"""
+def require_register_entry(identity_kinds: list[str]) -> str:
+    return f"""
 CREATE OR REPLACE FUNCTION cashdesk_tx_requires_register_entry() RETURNS trigger AS $$
 BEGIN
-    IF NEW.kind IN ({_sql_list(IDENTITY_KINDS)})
+    IF NEW.kind IN ({_sql_list(identity_kinds)})
        AND NEW.amount > NEW.identity_threshold
        AND NOT EXISTS (SELECT 1 FROM compliance_registerentry r WHERE r.transaction_id = NEW.id) THEN
         RAISE EXCEPTION 'cash transaction % is over the identification threshold and has no register entry', NEW.id
@@ -51,9 +53,14 @@ END;
 $$ LANGUAGE plpgsql;
 """
 
+
+REQUIRE_REGISTER_ENTRY = require_register_entry(IDENTITY_KINDS)
+
+
 # Promotional credits are played, never paid in cash: no cash payout of a promo ticket, at a desk or at a
 # kiosk, whatever wrote it (issue 14; the services refuse it first with `not_cashable`).
-CASH_PAYOUT_IS_CASHABLE = """
+def cash_payout_is_cashable(ticket_cash_payout_kinds: list[str]) -> str:
+    return f"""
 CREATE OR REPLACE FUNCTION cashdesk_cash_payout_is_cashable() RETURNS trigger AS $$
 BEGIN
     IF EXISTS (SELECT 1 FROM tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable') THEN
@@ -65,9 +72,12 @@ END;
 $$ LANGUAGE plpgsql;
 CREATE TRIGGER cashdesk_cash_payout_is_cashable_trg
     BEFORE INSERT ON cashdesk_cashtransaction
-    FOR EACH ROW WHEN (NEW.kind IN ('ticket_payout', 'kiosk_payout'))
+    FOR EACH ROW WHEN (NEW.kind IN ({_sql_list(ticket_cash_payout_kinds)}))
     EXECUTE FUNCTION cashdesk_cash_payout_is_cashable();
 """
+
+
+CASH_PAYOUT_IS_CASHABLE = cash_payout_is_cashable(TICKET_CASH_PAYOUT_KINDS)
 DROP_CASH_PAYOUT_IS_CASHABLE = """
 DROP TRIGGER IF EXISTS cashdesk_cash_payout_is_cashable_trg ON cashdesk_cashtransaction;
 DROP FUNCTION IF EXISTS cashdesk_cash_payout_is_cashable();

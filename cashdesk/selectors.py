@@ -23,6 +23,7 @@ from cashdesk.models import (
     TransactionKind,
     Transfer,
 )
+from casino_office.vocabulary import STRUCTURING_KINDS
 from machines.models import Casino, Place
 
 
@@ -78,7 +79,7 @@ class DeskOperationHistory:
             CashTransaction.objects.filter(
                 casino=casino,
                 person__isnull=True,
-                kind__in=[*IDENTITY_KINDS, TransactionKind.KIOSK_TICKET],
+                kind__in=STRUCTURING_KINDS,
                 amount__gte=low,
                 amount__lte=high,
                 created_at__gt=since,

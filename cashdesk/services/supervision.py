@@ -20,24 +20,12 @@ from cashdesk.models import (
     TransferLine,
 )
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, refuse_while_counting, vault_of
+from casino_office.vocabulary import REVERSIBLE_KINDS
 from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket
 from tickets.money import CENT, format_money
-
-# Kinds a reversal can undo. A ticket or receipt payout is final: the paper
-# was taken in; a wrong one is an incident for the supervisor, not an undo.
-REVERSIBLE_KINDS = [
-    TransactionKind.CHIPS_BUY,
-    TransactionKind.CHIPS_CASHOUT,
-    TransactionKind.TOKENS_BUY,
-    TransactionKind.TOKENS_CASHOUT,
-    TransactionKind.SMARTCARD_PAYOUT,
-    TransactionKind.SMARTCARD_LOAD,
-    TransactionKind.TICKET_SALE,
-]
-
 
 # The most pieces of one item a transfer moves (as a count takes at most: cashdesk.forms.CountForm).
 MAX_PIECES = 10_000_000
