@@ -474,9 +474,6 @@ def _signed(amount: Decimal) -> str:
     return ("+" if amount > 0 else "") + format_eur(amount)
 
 
-_HANDPAY_KINDS = {"jackpot": "Džekpotas / Jackpot", "cancelled_credits": "Atšaukti kreditai / Cancelled credits"}
-
-
 def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
     """The machine receipt the floor attendant hands the player (casino rules §1: automato kvitas).
 
@@ -498,7 +495,7 @@ def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
         f"Kontrolinis kodas / Check code: {receipt.check_code}",
     ]
     if receipt.source == MachineReceipt.Source.MACHINE:
-        lines.append(f"Rankinis išmokėjimas / Handpay: {_HANDPAY_KINDS.get(receipt.kind, receipt.kind)}")
+        lines.append(f"Rankinis išmokėjimas / Handpay: {both(MachineReceipt.Kind(receipt.kind).label)}")
         lines.append(f"Prašyta / Requested: {_local(receipt.created_at)}")
     else:
         lines.append(f"Priežastis / Reason: {receipt.reason}")

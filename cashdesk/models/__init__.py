@@ -5,6 +5,7 @@ from cashdesk.models.counts import CountRequest
 from cashdesk.models.desks import Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.instruments import (
     CHECK_CODE_TRIES,
+    HANDPAY_KINDS,
     CheckCodeFailure,
     CheckCodeUnlock,
     HoldCase,
@@ -23,6 +24,7 @@ __all__ = [
     "CASH_IN_KINDS",
     "CHECK_CODE_TRIES",
     "COUNTERPARTY_OF_KIND",
+    "HANDPAY_KINDS",
     "IDENTITY_KINDS",
     "KIOSK_KINDS",
     "CashTransaction",
