@@ -24,6 +24,7 @@ from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, 
 from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from casino_office.i18n import both
 from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
+from casino_office.vocabulary import VAULT_TRANSFER_KINDS
 from machines.models import Place
 from tickets.models import Ticket
 from tickets.money import amount_in_words, format_eur
@@ -286,7 +287,7 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
         roll.row("Bilieto suma / Ticket amount:", format_eur(tx.ticket.amount))
     roll.gap(1 * mm)
     inward, outward = "Įnešta / In", "Išmokėta / Out"
-    if tx.kind in (TransactionKind.DROP, TransactionKind.FILL):
+    if tx.kind in VAULT_TRANSFER_KINDS:
         inward, outward = "Iš saugyklos / From the vault", "Į saugyklą / To the vault"
     for movement in movements:
         direction = inward if movement.amount > 0 else outward

@@ -20,10 +20,9 @@ from cashdesk.models import (
     MachineReceipt,
     ReversalRequest,
     Shift,
-    TransactionKind,
     Transfer,
 )
-from casino_office.vocabulary import STRUCTURING_KINDS
+from casino_office.vocabulary import STRUCTURING_KINDS, TICKET_CASH_PAYOUT_KINDS
 from machines.models import Casino, Place
 
 
@@ -63,7 +62,7 @@ class DeskOperationHistory:
         return list(
             CashTransaction.objects.filter(
                 casino=casino,
-                kind__in=[TransactionKind.TICKET_PAYOUT, TransactionKind.KIOSK_PAYOUT],
+                kind__in=TICKET_CASH_PAYOUT_KINDS,
                 ticket__issuing_machine_id=machine_id,
                 amount__gte=low,
                 amount__lte=high,

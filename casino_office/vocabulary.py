@@ -43,6 +43,8 @@ class Kind:
     # A reversal can undo it. A ticket or receipt payout is final: the paper was taken in; a wrong one is an
     # incident for the supervisor, not an undo.
     reversible: bool = False
+    # Moves value between a place and the vault (a fill or a drop).
+    vault_transfer: bool = False
     # Watched for structuring though nobody is identified for it (identity kinds always are; issue 21): the notes
     # a kiosk takes in for a ticket.
     structuring: bool = False
@@ -115,8 +117,8 @@ KINDS: tuple[Kind, ...] = (
         reversible=True,
     ),
     Kind("receipt_payout", _("Machine receipt payout"), identity="payout", register=True, counterparty="receipts"),
-    Kind("drop", _("Drop to the vault"), approved=True),
-    Kind("fill", _("Fill from the vault"), cash_in=True, approved=True),
+    Kind("drop", _("Drop to the vault"), approved=True, vault_transfer=True),
+    Kind("fill", _("Fill from the vault"), cash_in=True, approved=True, vault_transfer=True),
     # Undoing a cash-out brings the cash back in.
     Kind("reversal", _("Reversal"), cash_in=True, approved=True),
     Kind("count", _("Count difference")),
@@ -160,6 +162,7 @@ class KindLists:
     ticket_cash_in: list[str]
     with_ticket: list[str]
     reversible: list[str]
+    vault_transfer: list[str]
     structuring: list[str]
 
 
@@ -184,6 +187,7 @@ def kind_lists(kinds: tuple[Kind, ...]) -> KindLists:
         ticket_cash_in=[k.value for k in kinds if k.ticket == "cash_in"],
         with_ticket=[k.value for k in kinds if k.ticket],
         reversible=[k.value for k in kinds if k.reversible],
+        vault_transfer=[k.value for k in kinds if k.vault_transfer],
         structuring=[k.value for k in kinds if k.identity or k.structuring],
     )
 
@@ -205,5 +209,6 @@ TICKET_CASH_PAYOUT_KINDS: list[str] = KIND_LISTS.ticket_cash_payout
 TICKET_CASH_IN_KINDS: list[str] = KIND_LISTS.ticket_cash_in
 TICKET_KINDS: list[str] = KIND_LISTS.with_ticket
 REVERSIBLE_KINDS: list[str] = KIND_LISTS.reversible
+VAULT_TRANSFER_KINDS: list[str] = KIND_LISTS.vault_transfer
 # What an unidentified player can split across the desks and kiosks.
 STRUCTURING_KINDS: list[str] = KIND_LISTS.structuring

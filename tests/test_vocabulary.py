@@ -41,6 +41,7 @@ TODAY = {
         "smartcard_load",
         "ticket_sale",
     },
+    "vault_transfer": {"drop", "fill"},
     "structuring": PURCHASES | PAYOUTS | {"kiosk_ticket"},
 }
 TODAY_COUNTERPARTIES = {
@@ -88,6 +89,7 @@ NEW_PAYOUT = Kind(
     kiosk=True,
     ticket="payout",
     reversible=True,
+    vault_transfer=True,
 )
 NEW_PURCHASE = Kind(
     "test_new_purchase",
@@ -100,6 +102,7 @@ NEW_PURCHASE = Kind(
     kiosk=True,
     ticket="cash_in",
     reversible=True,
+    vault_transfer=True,
 )
 
 
