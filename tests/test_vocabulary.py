@@ -1,6 +1,8 @@
 """The transaction kinds are written once (casino_office.vocabulary): every list, the register's kinds and the
 books' constraints and triggers follow from the table, and adding a kind is one entry."""
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -220,3 +222,43 @@ def test_a_kind_with_no_properties_is_in_no_list() -> None:
 def test_a_kind_listed_twice_is_refused() -> None:
     with pytest.raises(ValueError, match="count"):
         kind_lists((*KINDS, Kind("count", "Again")))
+
+
+def _kind_literals(path: Path) -> list[tuple[int, str]]:
+    """String constants in a module that spell a kind, outside `__all__` (where services share the kinds' names)
+    and outside TransactionKind's own members."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        exported = isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        )
+        if exported or (isinstance(node, ast.ClassDef) and node.name == "TransactionKind"):
+            skipped |= {id(child) for child in ast.walk(node)}
+    kinds = set(TODAY_KINDS)
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in kinds and id(node) not in skipped
+    ]
+
+
+def test_no_kind_is_spelled_outside_the_table() -> None:
+    """Outside the table, the choices' members, migrations and tests, the code names kinds through the table.
+
+    "count", "drop", "fill" and "reversal" are also everyday words (a count's field, a transfer's direction),
+    so the source is searched for the kinds whose value no other word shares.
+    """
+    root = Path(__file__).resolve().parent.parent
+    distinct = {kind for kind in TODAY_KINDS if "_" in kind}
+    found = []
+    for app in ("casino_office", "machines", "staff", "tickets", "compliance", "cashdesk", "ops"):
+        for path in (root / app).rglob("*"):
+            if "migrations" in path.parts or path.name == "vocabulary.py":
+                continue
+            if path.suffix == ".py":
+                found += [(path, line, value) for line, value in _kind_literals(path) if value in distinct]
+            elif path.suffix in (".html", ".js", ".txt"):
+                text = path.read_text(encoding="utf-8")
+                found += [(path, 0, kind) for kind in distinct if f'"{kind}"' in text or f"'{kind}'" in text]
+    assert not found, found
