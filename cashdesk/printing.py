@@ -25,6 +25,7 @@ from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from casino_office.i18n import both
 from casino_office.money import amount_in_words, format_eur
 from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
+from casino_office.vocabulary import VAULT_TRANSFER_KINDS
 from machines.models import Place
 from tickets.models import Ticket
 from tickets.numbers import display_validation_number, masked_validation_number
@@ -286,7 +287,7 @@ def receipt_pdf(tx: CashTransaction) -> bytes:
         roll.row("Bilieto suma / Ticket amount:", format_eur(tx.ticket.amount))
     roll.gap(1 * mm)
     inward, outward = "Įnešta / In", "Išmokėta / Out"
-    if tx.kind in (TransactionKind.DROP, TransactionKind.FILL):
+    if tx.kind in VAULT_TRANSFER_KINDS:
         inward, outward = "Iš saugyklos / From the vault", "Į saugyklą / To the vault"
     for movement in movements:
         direction = inward if movement.amount > 0 else outward
@@ -474,9 +475,6 @@ def _signed(amount: Decimal) -> str:
     return ("+" if amount > 0 else "") + format_eur(amount)
 
 
-_HANDPAY_KINDS = {"jackpot": "Džekpotas / Jackpot", "cancelled_credits": "Atšaukti kreditai / Cancelled credits"}
-
-
 def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
     """The machine receipt the floor attendant hands the player (casino rules §1: automato kvitas).
 
@@ -498,7 +496,7 @@ def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
         f"Kontrolinis kodas / Check code: {receipt.check_code}",
     ]
     if receipt.source == MachineReceipt.Source.MACHINE:
-        lines.append(f"Rankinis išmokėjimas / Handpay: {_HANDPAY_KINDS.get(receipt.kind, receipt.kind)}")
+        lines.append(f"Rankinis išmokėjimas / Handpay: {both(MachineReceipt.Kind(receipt.kind).label)}")
         lines.append(f"Prašyta / Requested: {_local(receipt.created_at)}")
     else:
         lines.append(f"Priežastis / Reason: {receipt.reason}")

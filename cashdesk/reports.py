@@ -23,6 +23,7 @@ from cashdesk.models import (
     MachineReceipt,
     TransactionKind,
 )
+from casino_office.vocabulary import VAULT_TRANSFER_KINDS
 from machines.models import Casino, Machine, MeterReconciliation, Place
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
 from tickets.numbers import masked_validation_number
@@ -276,7 +277,7 @@ def transfers(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, An
         Leg.objects.using(reports_db())
         .filter(
             casino=casino,
-            transaction__kind__in=[TransactionKind.DROP, TransactionKind.FILL],
+            transaction__kind__in=VAULT_TRANSFER_KINDS,
             transaction__created_at__gte=begin,
             transaction__created_at__lt=finish,
             desk_id=F("transaction__desk_id"),

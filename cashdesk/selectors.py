@@ -20,9 +20,9 @@ from cashdesk.models import (
     MachineReceipt,
     ReversalRequest,
     Shift,
-    TransactionKind,
     Transfer,
 )
+from casino_office.vocabulary import STRUCTURING_KINDS, TICKET_CASH_PAYOUT_KINDS
 from machines.models import Casino, Place
 
 
@@ -62,7 +62,7 @@ class DeskOperationHistory:
         return list(
             CashTransaction.objects.filter(
                 casino=casino,
-                kind__in=[TransactionKind.TICKET_PAYOUT, TransactionKind.KIOSK_PAYOUT],
+                kind__in=TICKET_CASH_PAYOUT_KINDS,
                 ticket__issuing_machine_id=machine_id,
                 amount__gte=low,
                 amount__lte=high,
@@ -78,7 +78,7 @@ class DeskOperationHistory:
             CashTransaction.objects.filter(
                 casino=casino,
                 person__isnull=True,
-                kind__in=[*IDENTITY_KINDS, TransactionKind.KIOSK_TICKET],
+                kind__in=STRUCTURING_KINDS,
                 amount__gte=low,
                 amount__lte=high,
                 created_at__gt=since,

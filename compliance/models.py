@@ -4,6 +4,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from casino_office.triggers import append_only
+from casino_office.vocabulary import KIND_LISTS
 from machines.models import Casino
 
 
@@ -140,16 +141,11 @@ class SelfExclusionEntry(models.Model):
         return f"entry {self.pk} of list {self.exclusion_list_id}"
 
 
-class RegisterKind(models.TextChoices):
-    CHIPS_BUY = "chips_buy", _("Cash to chips")
-    TICKET_SALE = "ticket_sale", _("Ticket sale")
-    TICKET_PAYOUT = "ticket_payout", _("Ticket payout")
-    RECEIPT_PAYOUT = "receipt_payout", _("Machine receipt payout")
-    SMARTCARD_PAYOUT = "smartcard_payout", _("Smart-card payout")
-    CHIPS_CASHOUT = "chips_cashout", _("Chips to cash")
-    TOKENS_BUY = "tokens_buy", _("Cash to slot tokens")
-    TOKENS_CASHOUT = "tokens_cashout", _("Slot tokens to cash")
-    SMARTCARD_LOAD = "smartcard_load", _("Cash onto a smart card")
+# The register's kinds are the desk's kinds that identify a person (casino_office.vocabulary), with their labels.
+# The functional form of TextChoices, which django-stubs does not type; nothing names a member.
+RegisterKind: type[models.TextChoices] = models.TextChoices(  # type: ignore[call-overload]
+    "RegisterKind", [(value.upper(), (value, label)) for value, label in KIND_LISTS.register_choices]
+)
 
 
 class RegisterEntry(models.Model):

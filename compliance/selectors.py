@@ -7,7 +7,7 @@ from django.db.models import Count, QuerySet, Sum
 
 from compliance.history import operation_history
 from compliance.models import RegisterEntry
-from machines.models import Casino
+from machines.models import Casino, Place
 
 
 def register_entries(
@@ -64,5 +64,5 @@ def desk_code(desk_id: int) -> str:
 def register_desks(casino: Casino) -> list[DeskChoice]:
     """The casino's cash desks, for the register's filter."""
     desks = _desks()
-    rows = desks.filter(casino=casino, kind="desk").order_by("code").values_list("pk", "name")
+    rows = desks.filter(casino=casino, kind=Place.Kind.DESK).order_by("code").values_list("pk", "name")
     return [DeskChoice(pk, name) for pk, name in rows]

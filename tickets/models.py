@@ -1,7 +1,10 @@
+from dataclasses import dataclass
+
 import pgtrigger
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from casino_office.triggers import append_only, sql_list
@@ -9,7 +12,42 @@ from machines.models import Casino, Machine
 from tickets.numbers import masked_validation_number
 
 
+@dataclass(frozen=True)
+class State:
+    """One state of a ticket and what it means."""
+
+    value: str
+    label: str | Promise
+    # The casino owes the ticket's amount (the liability).
+    outstanding: bool = False
+    # Nothing moves the ticket again, whatever writes to the database (a trigger refuses it).
+    final: bool = False
+    # The ticket has been printed (the print was confirmed, or it was issued already printed).
+    printed: bool = False
+
+
+# The ticket's states written once: the choices, the models' constraints and indexes, the reports, the API's schema
+# and the database's final-state trigger use the lists derived from this table.
+STATES: tuple[State, ...] = (
+    State("pending_print", _("Pending print")),
+    State("issued", _("Issued"), outstanding=True, printed=True),
+    State("redeem_pending", _("Redemption pending"), outstanding=True, printed=True),
+    State("redeemed", _("Redeemed"), final=True, printed=True),
+    # Void: never paid; a ticket voided before printing was never printed.
+    State("void", _("Void"), final=True),
+    # Expired is final: a ticket past expiry is not paid (casino rules §1.7), neither held nor voided, and an
+    # expired ticket is not reinstated; a ticket presented in time and held stays on hold past its expiry instead.
+    State("expired", _("Expired"), final=True, printed=True),
+    State("on_hold", _("On hold"), outstanding=True, printed=True),
+)
+
+
 class TicketState(models.TextChoices):
+    """The states of `STATES`, as choices (a test holds them equal to the table).
+
+    Spelled out member by member so that `TicketState.ISSUED` stays typed.
+    """
+
     PENDING_PRINT = "pending_print", _("Pending print")
     ISSUED = "issued", _("Issued")
     REDEEM_PENDING = "redeem_pending", _("Redemption pending")
@@ -24,25 +62,14 @@ class TicketType(models.TextChoices):
     PROMO = "promo", _("Promotional")
 
 
-# The ticket's states by what they mean, written once: the models' constraints
-# and indexes, the reports and the API's schema all use these lists.
 # Outstanding: the casino owes the ticket's amount (the liability).
-OUTSTANDING_STATES: list[str] = [TicketState.ISSUED, TicketState.REDEEM_PENDING, TicketState.ON_HOLD]
-# Final: nothing moves the ticket again.
-FINAL_STATES: list[str] = [TicketState.REDEEMED, TicketState.VOID]
-# The states a ticket never leaves, as the database guards them: the final ones, and expired (no path leads out of
-# it: a ticket past expiry is not paid, and an expired ticket is not reinstated).
-NEVER_LEAVE_STATES: list[str] = [*FINAL_STATES, TicketState.EXPIRED]
-
-# States in which the ticket has been printed (the print was confirmed, or the
-# ticket was issued already printed); every state but pending_print and void.
-_PRINTED_STATES = [
-    TicketState.ISSUED,
-    TicketState.REDEEM_PENDING,
-    TicketState.REDEEMED,
-    TicketState.EXPIRED,
-    TicketState.ON_HOLD,
-]
+OUTSTANDING_STATES: list[str] = [state.value for state in STATES if state.outstanding]
+# Final: nothing moves the ticket again (redeemed, void, expired).
+FINAL_STATES: list[str] = [state.value for state in STATES if state.final]
+# The final states as the database's trigger lists them (Ticket.Meta.triggers; a test holds them equal).
+FINAL_STATES_SQL = f"({sql_list(FINAL_STATES)})"
+# States in which the ticket has been printed: every state but pending_print and void.
+_PRINTED_STATES: list[str] = [state.value for state in STATES if state.printed]
 
 
 class Ticket(models.Model):
@@ -122,7 +149,7 @@ class Ticket(models.Model):
                 when=pgtrigger.Before,
                 operation=pgtrigger.UpdateOf("state"),
                 func=f"""
-                IF OLD.state IN ({sql_list(NEVER_LEAVE_STATES)}) AND NEW.state IS DISTINCT FROM OLD.state THEN
+                IF OLD.state IN {FINAL_STATES_SQL} AND NEW.state IS DISTINCT FROM OLD.state THEN
                     RAISE EXCEPTION 'ticket % is %: it never changes state again', OLD.id, OLD.state
                         USING ERRCODE = 'integrity_constraint_violation';
                 END IF;

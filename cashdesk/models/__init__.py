@@ -1,20 +1,11 @@
 """The cash desk's models, by topic."""
 
-from cashdesk.models.books import (
-    APPROVED_KINDS,
-    CASH_IN_KINDS,
-    COUNTERPARTY_OF_KIND,
-    IDENTITY_KINDS,
-    KIOSK_KINDS,
-    CashTransaction,
-    Counterparty,
-    Leg,
-    TransactionKind,
-)
+from cashdesk.models.books import CashTransaction, Counterparty, Leg, TransactionKind
 from cashdesk.models.counts import CountRequest
 from cashdesk.models.desks import Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.instruments import (
     CHECK_CODE_TRIES,
+    HANDPAY_KINDS,
     CheckCodeFailure,
     CheckCodeUnlock,
     HoldCase,
@@ -26,12 +17,14 @@ from cashdesk.models.instruments import (
 )
 from cashdesk.models.kiosks import KioskTransfer
 from cashdesk.models.snapshots import LiabilitySnapshot
+from casino_office.vocabulary import APPROVED_KINDS, CASH_IN_KINDS, COUNTERPARTY_OF_KIND, IDENTITY_KINDS, KIOSK_KINDS
 
 __all__ = [
     "APPROVED_KINDS",
     "CASH_IN_KINDS",
     "CHECK_CODE_TRIES",
     "COUNTERPARTY_OF_KIND",
+    "HANDPAY_KINDS",
     "IDENTITY_KINDS",
     "KIOSK_KINDS",
     "CashTransaction",

@@ -10,11 +10,17 @@ from django.utils.translation import gettext_lazy as _
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models.desks import Shift
 from casino_office.triggers import append_only, sql_list
+from casino_office.vocabulary import KIND_LISTS, KindLists
 from compliance.models import Person, RegisterEntry
 from machines.models import Casino, Place
 
 
 class TransactionKind(models.TextChoices):
+    """The kinds of casino_office.vocabulary.KINDS, as choices (a test holds them equal to the table).
+
+    Spelled out member by member so that `TransactionKind.TICKET_PAYOUT` stays typed.
+    """
+
     TICKET_PAYOUT = "ticket_payout", _("Ticket payout")
     TICKET_SALE = "ticket_sale", _("Ticket sale")
     CHIPS_BUY = "chips_buy", _("Cash for chips")
@@ -34,42 +40,6 @@ class TransactionKind(models.TextChoices):
     KIOSK_TICKET = "kiosk_ticket", _("Ticket printed at a kiosk")
 
 
-# Payouts of winnings and purchases over the casino's threshold need the person
-# identified (casino rules §1: "žetonai" are value chips and slot tokens alike;
-# strictly more than 1000 EUR). The check constraint below and the register
-# trigger's SQL (cashdesk.books_sql) are both built from this one list.
-IDENTITY_KINDS: list[str] = [
-    TransactionKind.TICKET_PAYOUT,
-    TransactionKind.RECEIPT_PAYOUT,
-    TransactionKind.SMARTCARD_PAYOUT,
-    TransactionKind.CHIPS_CASHOUT,
-    TransactionKind.CHIPS_BUY,
-    TransactionKind.TICKET_SALE,
-    TransactionKind.TOKENS_BUY,
-    TransactionKind.TOKENS_CASHOUT,
-    TransactionKind.SMARTCARD_LOAD,
-    # A kiosk pays no more than the identity threshold (Casino.kiosk_payout_ceiling): listed so that the
-    # database refuses, whatever the path, a kiosk payout above it (a kiosk identifies nobody).
-    TransactionKind.KIOSK_PAYOUT,
-]
-# Written by a kiosk by the API: `machine` is the kiosk and `created_by` is empty (or the supervisor who
-# settled a stuck redemption at the kiosk from its meters).
-KIOSK_KINDS: list[str] = [TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET]
-# Cash paid for a ticket, at a desk or at a kiosk: never for a promotional one.
-CASH_PAYOUT_KINDS: list[str] = [TransactionKind.TICKET_PAYOUT, TransactionKind.KIOSK_PAYOUT]
-# Approved by a second person: the approver is never the one who asked.
-APPROVED_KINDS: list[str] = [TransactionKind.REVERSAL, TransactionKind.DROP, TransactionKind.FILL]
-# Money that comes into the desk from a player: refused above the desk's cash limit.
-CASH_IN_KINDS: list[str] = [
-    TransactionKind.TICKET_SALE,
-    TransactionKind.CHIPS_BUY,
-    TransactionKind.TOKENS_BUY,
-    TransactionKind.SMARTCARD_LOAD,
-    TransactionKind.FILL,
-    TransactionKind.REVERSAL,  # undoing a cash-out brings the cash back in
-]
-
-
 class Counterparty(models.TextChoices):
     """The other side of a physical place's legs: who or what the value came from or went to."""
 
@@ -81,20 +51,81 @@ class Counterparty(models.TextChoices):
     OPENING = "opening", _("Opening balances")
 
 
-# Where the value of each kind goes or comes from, besides the desk.
-COUNTERPARTY_OF_KIND: dict[str, str] = {
-    TransactionKind.TICKET_PAYOUT: Counterparty.TICKETS,
-    TransactionKind.TICKET_SALE: Counterparty.TICKETS,
-    TransactionKind.CHIPS_BUY: Counterparty.PLAYERS,
-    TransactionKind.CHIPS_CASHOUT: Counterparty.PLAYERS,
-    TransactionKind.TOKENS_BUY: Counterparty.PLAYERS,
-    TransactionKind.TOKENS_CASHOUT: Counterparty.PLAYERS,
-    TransactionKind.SMARTCARD_PAYOUT: Counterparty.SMARTCARDS,
-    TransactionKind.SMARTCARD_LOAD: Counterparty.SMARTCARDS,
-    TransactionKind.RECEIPT_PAYOUT: Counterparty.RECEIPTS,
-    TransactionKind.KIOSK_PAYOUT: Counterparty.TICKETS,
-    TransactionKind.KIOSK_TICKET: Counterparty.TICKETS,
-}
+def kind_constraints(kinds: KindLists) -> list[models.BaseConstraint]:
+    """The books' rules that name lists of kinds, built from the lists of one table (a test passes a longer one)."""
+    return [
+        models.CheckConstraint(condition=Q(kind__in=kinds.all), name="cashtx_kind_valid"),
+        models.CheckConstraint(
+            condition=~Q(kind__in=kinds.identity) | Q(amount__lte=F("identity_threshold")) | Q(person__isnull=False),
+            name="cashtx_identity_over_threshold",
+        ),
+        models.CheckConstraint(
+            condition=~Q(kind__in=kinds.approved) | ~Q(approved_by=F("created_by")),
+            name="cashtx_approver_is_not_creator",
+        ),
+        # A kiosk's kinds name the kiosk (and a person only when a supervisor settled a stuck payout);
+        # every other kind is made by a person and names no kiosk.
+        models.CheckConstraint(
+            condition=Q(kind__in=kinds.kiosk, machine__isnull=False)
+            | (~Q(kind__in=kinds.kiosk) & Q(machine__isnull=True, created_by__isnull=False)),
+            name="cashtx_made_by_person_or_kiosk",
+        ),
+        # One cash payout of a ticket, at a desk or at a kiosk; one cash-in for it, sold or printed at a kiosk.
+        models.UniqueConstraint(
+            fields=["ticket"],
+            condition=Q(kind__in=kinds.ticket_cash_payout),
+            name="cashtx_one_cash_payout_per_ticket",
+        ),
+        models.UniqueConstraint(
+            fields=["ticket"],
+            condition=Q(kind__in=kinds.ticket_cash_in),
+            name="cashtx_one_cash_in_per_ticket",
+        ),
+        models.CheckConstraint(
+            condition=~Q(kind__in=kinds.with_ticket) | Q(ticket__isnull=False),
+            name="cashtx_ticket_kinds_have_ticket",
+        ),
+    ]
+
+
+def register_entry_required(identity_kinds: list[str]) -> pgtrigger.Trigger:
+    """No cash transaction over the identification threshold commits without its register entry, whatever wrote
+    it (casino rules §1; checked at commit)."""
+    return pgtrigger.Trigger(
+        name="requires_register_entry",
+        when=pgtrigger.After,
+        operation=pgtrigger.Insert,
+        timing=pgtrigger.Deferred,
+        func=f"""
+        IF NEW.kind IN ({sql_list(identity_kinds)})
+           AND NEW.amount > NEW.identity_threshold
+           AND NOT EXISTS (SELECT 1 FROM compliance_registerentry r WHERE r.transaction_id = NEW.id) THEN
+            RAISE EXCEPTION 'cash transaction % is over the identification threshold and has no register entry',
+                NEW.id USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        RETURN NULL;
+        """,  # noqa: S608 - the kinds are the vocabulary's own values
+    )
+
+
+def cash_payout_is_cashable(payout_kinds: list[str]) -> pgtrigger.Trigger:
+    """Promotional credits are played, never paid in cash: no cash payout of a promo ticket, at a desk or at a
+    kiosk, whatever wrote it (the services refuse it first with `not_cashable`)."""
+    return pgtrigger.Trigger(
+        name="cash_payout_is_cashable",
+        when=pgtrigger.Before,
+        operation=pgtrigger.Insert,
+        condition=pgtrigger.Q(new__kind__in=payout_kinds),
+        func="""
+        IF EXISTS (
+            SELECT 1 FROM tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable'
+        ) THEN
+            RAISE EXCEPTION 'cash transaction % pays a promotional ticket in cash', NEW.id
+                USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NEW;
+        """,
+    )
 
 
 class CashTransaction(models.Model):
@@ -173,40 +204,8 @@ class CashTransaction(models.Model):
     class Meta:
         triggers = [
             *append_only(),
-            # No cash transaction over the identification threshold commits without its register entry, whatever
-            # wrote it (casino rules §1; checked at commit).
-            pgtrigger.Trigger(
-                name="requires_register_entry",
-                when=pgtrigger.After,
-                operation=pgtrigger.Insert,
-                timing=pgtrigger.Deferred,
-                func=f"""
-                IF NEW.kind IN ({sql_list(IDENTITY_KINDS)})
-                   AND NEW.amount > NEW.identity_threshold
-                   AND NOT EXISTS (SELECT 1 FROM compliance_registerentry r WHERE r.transaction_id = NEW.id) THEN
-                    RAISE EXCEPTION 'cash transaction % is over the identification threshold and has no register entry',
-                        NEW.id USING ERRCODE = 'integrity_constraint_violation';
-                END IF;
-                RETURN NULL;
-                """,  # noqa: S608 - the kinds are the vocabulary's own values
-            ),
-            # Promotional credits are played, never paid in cash: no cash payout of a promo ticket, at a desk or at
-            # a kiosk, whatever wrote it (the services refuse it first with `not_cashable`).
-            pgtrigger.Trigger(
-                name="cash_payout_is_cashable",
-                when=pgtrigger.Before,
-                operation=pgtrigger.Insert,
-                condition=pgtrigger.Q(new__kind__in=CASH_PAYOUT_KINDS),
-                func="""
-                IF EXISTS (
-                    SELECT 1 FROM tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable'
-                ) THEN
-                    RAISE EXCEPTION 'cash transaction % pays a promotional ticket in cash', NEW.id
-                        USING ERRCODE = 'check_violation';
-                END IF;
-                RETURN NEW;
-                """,
-            ),
+            register_entry_required(KIND_LISTS.identity),
+            cash_payout_is_cashable(KIND_LISTS.ticket_cash_payout),
         ]
         verbose_name = _("cash transaction")
         verbose_name_plural = _("cash transactions")
@@ -214,61 +213,31 @@ class CashTransaction(models.Model):
         indexes = [models.Index(fields=["casino", "created_at"], name="cashtx_casino_time_idx")]
         constraints = [
             models.UniqueConstraint(fields=["desk", "number"], name="cashtx_number_unique_per_desk"),
-            models.CheckConstraint(condition=Q(kind__in=TransactionKind.values), name="cashtx_kind_valid"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="cashtx_amount_positive"),
             models.CheckConstraint(
-                condition=~Q(kind__in=IDENTITY_KINDS)
-                | Q(amount__lte=F("identity_threshold"))
-                | Q(person__isnull=False),
-                name="cashtx_identity_over_threshold",
-            ),
-            models.CheckConstraint(
-                condition=Q(kind="reversal", reverses__isnull=False, approved_by__isnull=False)
-                | (~Q(kind="reversal") & Q(reverses__isnull=True)),
+                condition=Q(kind=TransactionKind.REVERSAL, reverses__isnull=False, approved_by__isnull=False)
+                | (~Q(kind=TransactionKind.REVERSAL) & Q(reverses__isnull=True)),
                 name="cashtx_reversal_links_original",
-            ),
-            models.CheckConstraint(
-                condition=~Q(kind__in=APPROVED_KINDS) | ~Q(approved_by=F("created_by")),
-                name="cashtx_approver_is_not_creator",
-            ),
-            # A kiosk's kinds name the kiosk (and a person only when a supervisor settled a stuck payout);
-            # every other kind is made by a person and names no kiosk.
-            models.CheckConstraint(
-                condition=Q(kind__in=KIOSK_KINDS, machine__isnull=False)
-                | (~Q(kind__in=KIOSK_KINDS) & Q(machine__isnull=True, created_by__isnull=False)),
-                name="cashtx_made_by_person_or_kiosk",
-            ),
-            # One cash payout of a ticket, at a desk or at a kiosk; one cash-in for it, sold or printed at a kiosk.
-            models.UniqueConstraint(
-                fields=["ticket"],
-                condition=Q(kind__in=["ticket_payout", "kiosk_payout"]),
-                name="cashtx_one_cash_payout_per_ticket",
-            ),
-            models.UniqueConstraint(
-                fields=["ticket"],
-                condition=Q(kind__in=["ticket_sale", "kiosk_ticket"]),
-                name="cashtx_one_cash_in_per_ticket",
-            ),
-            models.CheckConstraint(
-                condition=~Q(kind__in=["ticket_payout", "ticket_sale", *KIOSK_KINDS]) | Q(ticket__isnull=False),
-                name="cashtx_ticket_kinds_have_ticket",
             ),
             # One instrument, one payout: a second payout of a ticket or a
             # machine receipt, or a second sale of a ticket, cannot be written.
             models.UniqueConstraint(
-                fields=["ticket"], condition=Q(kind="ticket_payout"), name="cashtx_one_payout_per_ticket"
+                fields=["ticket"], condition=Q(kind=TransactionKind.TICKET_PAYOUT), name="cashtx_one_payout_per_ticket"
             ),
             models.UniqueConstraint(
-                fields=["ticket"], condition=Q(kind="ticket_sale"), name="cashtx_one_sale_per_ticket"
+                fields=["ticket"], condition=Q(kind=TransactionKind.TICKET_SALE), name="cashtx_one_sale_per_ticket"
             ),
             models.UniqueConstraint(
-                fields=["machine_receipt"], condition=Q(kind="receipt_payout"), name="cashtx_one_payout_per_receipt"
+                fields=["machine_receipt"],
+                condition=Q(kind=TransactionKind.RECEIPT_PAYOUT),
+                name="cashtx_one_payout_per_receipt",
             ),
             models.CheckConstraint(
-                condition=Q(kind="receipt_payout", machine_receipt__isnull=False)
-                | (~Q(kind="receipt_payout") & Q(machine_receipt__isnull=True)),
+                condition=Q(kind=TransactionKind.RECEIPT_PAYOUT, machine_receipt__isnull=False)
+                | (~Q(kind=TransactionKind.RECEIPT_PAYOUT) & Q(machine_receipt__isnull=True)),
                 name="cashtx_receipt_payout_has_receipt",
             ),
+            *kind_constraints(KIND_LISTS),
         ]
 
     def __str__(self) -> str:

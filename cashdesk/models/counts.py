@@ -121,10 +121,19 @@ class CountRequest(models.Model):
                 name="countrequest_status_valid",
             ),
             models.CheckConstraint(
-                condition=Q(kind="handover", shift__isnull=False, next_cashier__isnull=False)
-                | Q(kind__in=["opening", "closing"], shift__isnull=False, next_cashier__isnull=True)
-                | Q(kind="vault", shift__isnull=True, next_cashier__isnull=True)
-                | Q(kind="kiosk", shift__isnull=True, next_cashier__isnull=True, kiosk_transfer__isnull=False),
+                condition=Q(kind=ShiftCount.Kind.HANDOVER, shift__isnull=False, next_cashier__isnull=False)
+                | Q(
+                    kind__in=[ShiftCount.Kind.OPENING, ShiftCount.Kind.CLOSING],
+                    shift__isnull=False,
+                    next_cashier__isnull=True,
+                )
+                | Q(kind=ShiftCount.Kind.VAULT, shift__isnull=True, next_cashier__isnull=True)
+                | Q(
+                    kind=ShiftCount.Kind.KIOSK,
+                    shift__isnull=True,
+                    next_cashier__isnull=True,
+                    kiosk_transfer__isnull=False,
+                ),
                 name="countrequest_kind_valid",
             ),
             # Approved or rejected: by whom and when; otherwise neither.

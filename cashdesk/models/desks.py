@@ -53,6 +53,21 @@ class Shift(models.Model):
         return self.closed_at is None
 
 
+class CountKind(models.TextChoices):
+    """What a count is (as `ShiftCount.Kind`): a shift's, or a place's own (its kind names it: Place.Kind)."""
+
+    OPENING = "opening", _("Opening float")
+    HANDOVER = "handover", _("Handover")
+    CLOSING = "closing", _("Closing")
+    VAULT = Place.Kind.VAULT.value, _("Vault count")
+    KIOSK = Place.Kind.KIOSK.value, _("Kiosk drop count")
+
+
+# A shift's counts, and the counts of a place without shifts (the vault, a kiosk's drop).
+SHIFT_COUNT_KINDS: list[str] = [CountKind.OPENING, CountKind.HANDOVER, CountKind.CLOSING]
+PLACE_COUNT_KINDS: list[str] = [CountKind.VAULT, CountKind.KIOSK]
+
+
 class ShiftCount(models.Model):
     """A count of a desk (at opening, handover, closing) or of the vault. Lines hold counted, expected, variance.
 
@@ -60,12 +75,7 @@ class ShiftCount(models.Model):
     book balance equals its last count.
     """
 
-    class Kind(models.TextChoices):
-        OPENING = "opening", _("Opening float")
-        HANDOVER = "handover", _("Handover")
-        CLOSING = "closing", _("Closing")
-        VAULT = "vault", _("Vault count")
-        KIOSK = "kiosk", _("Kiosk drop count")
+    Kind = CountKind
 
     desk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="counts", verbose_name=_("desk"))
     shift = models.ForeignKey(
@@ -98,8 +108,8 @@ class ShiftCount(models.Model):
                 fields=["shift", "kind"], condition=Q(shift__isnull=False), name="shiftcount_one_per_kind"
             ),
             models.CheckConstraint(
-                condition=Q(kind__in=["opening", "handover", "closing"], shift__isnull=False)
-                | Q(kind__in=["vault", "kiosk"], shift__isnull=True),
+                condition=Q(kind__in=SHIFT_COUNT_KINDS, shift__isnull=False)
+                | Q(kind__in=PLACE_COUNT_KINDS, shift__isnull=True),
                 name="shiftcount_kind_valid",
             ),
         ]

@@ -114,6 +114,18 @@ class ReversalRequest(models.Model):
 CHECK_CODE_TRIES = 5
 
 
+class ReceiptKind(models.TextChoices):
+    """What a machine receipt pays (as `MachineReceipt.Kind`): recorded on the floor, or a machine's handpay."""
+
+    FLOOR = "floor", _("Recorded on the floor")
+    JACKPOT = "jackpot", _("Jackpot")
+    CANCELLED_CREDITS = "cancelled_credits", _("Cancelled credits")
+
+
+# The kinds a machine asks a handpay for: the API's choices and the receipt's constraint.
+HANDPAY_KINDS: tuple[str, ...] = (ReceiptKind.JACKPOT.value, ReceiptKind.CANCELLED_CREDITS.value)
+
+
 class MachineReceipt(models.Model):
     """A receipt for credits a machine cannot pay (casino rules §1: automato kvitas).
 
@@ -127,10 +139,7 @@ class MachineReceipt(models.Model):
         FLOOR = "floor", _("Floor attendant")
         MACHINE = "machine", _("Machine (handpay)")
 
-    class Kind(models.TextChoices):
-        FLOOR = "floor", _("Recorded on the floor")
-        JACKPOT = "jackpot", _("Jackpot")
-        CANCELLED_CREDITS = "cancelled_credits", _("Cancelled credits")
+    Kind = ReceiptKind
 
     class State(models.TextChoices):
         REQUESTED = "requested", _("Requested by the machine")
@@ -230,8 +239,8 @@ class MachineReceipt(models.Model):
             models.CheckConstraint(condition=Q(amount__gt=0), name="machinereceipt_amount_positive"),
             models.CheckConstraint(condition=Q(number__regex=r"^[0-9]{1,20}$"), name="machinereceipt_number_digits"),
             models.CheckConstraint(
-                condition=Q(source="floor", kind="floor", request_id__isnull=True, created_by__isnull=False)
-                | Q(source="machine", kind__in=["jackpot", "cancelled_credits"], request_id__isnull=False),
+                condition=Q(source="floor", kind=ReceiptKind.FLOOR, request_id__isnull=True, created_by__isnull=False)
+                | Q(source="machine", kind__in=list(HANDPAY_KINDS), request_id__isnull=False),
                 name="machinereceipt_source_kind_match",
             ),
             models.CheckConstraint(

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, Item
 from cashdesk.models import (
+    CASH_IN_KINDS,
     CashTransaction,
     Shift,
     SmartCardRead,
@@ -58,7 +59,7 @@ def _exchange(
 ) -> CashTransaction:
     """Cash against chips or tokens: the transaction's value is the cash that changes hands."""
     value = abs(sum((line.amount for line in lines if line.item != Item.CASH), Decimal("0")))
-    cash_line = cash(value if kind in (TransactionKind.CHIPS_BUY, TransactionKind.TOKENS_BUY) else -value)
+    cash_line = cash(value if kind in CASH_IN_KINDS else -value)
     with identification_logged(shift=shift, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         return DESK_TRANSACTION.once(

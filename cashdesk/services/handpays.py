@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
-from cashdesk.models import MachineReceipt
+from cashdesk.models import HANDPAY_KINDS, MachineReceipt
 from cashdesk.services.machine_receipts import create_with_new_number
 from cashdesk.services.once import HANDPAY_CONFIRMATION
 from casino_office.money import MILL
@@ -25,7 +25,6 @@ from machines.models import Machine
 
 # The amount column holds 10 digits before the point.
 MAX_HANDPAY_AMOUNT = Decimal("9999999999.999")
-HANDPAY_KINDS = (MachineReceipt.Kind.JACKPOT.value, MachineReceipt.Kind.CANCELLED_CREDITS.value)
 
 
 def _pending() -> CashDeskError:

@@ -26,6 +26,7 @@ from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import (
+    KIOSK_KINDS,
     CashTransaction,
     CountRequest,
     KioskTransfer,
@@ -363,7 +364,7 @@ def kiosk_dispensed_and_taken_in(
     rows = (
         CashTransaction.objects.filter(
             machine_id__in=machine_ids,
-            kind__in=[TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET],
+            kind__in=KIOSK_KINDS,
             created_at__gte=begin,
             created_at__lt=finish,
         )

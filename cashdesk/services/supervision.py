@@ -22,23 +22,11 @@ from cashdesk.models import (
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction, refuse_while_counting, vault_of
 from cashdesk.services.once import REVERSAL, TRANSFER
 from casino_office.money import CENT, format_money
+from casino_office.vocabulary import REVERSIBLE_KINDS
 from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
 from tickets.models import Ticket
-
-# Kinds a reversal can undo. A ticket or receipt payout is final: the paper
-# was taken in; a wrong one is an incident for the supervisor, not an undo.
-REVERSIBLE_KINDS = [
-    TransactionKind.CHIPS_BUY,
-    TransactionKind.CHIPS_CASHOUT,
-    TransactionKind.TOKENS_BUY,
-    TransactionKind.TOKENS_CASHOUT,
-    TransactionKind.SMARTCARD_PAYOUT,
-    TransactionKind.SMARTCARD_LOAD,
-    TransactionKind.TICKET_SALE,
-]
-
 
 # The most pieces of one item a transfer moves (as a count takes at most: cashdesk.forms.CountForm).
 MAX_PIECES = 10_000_000

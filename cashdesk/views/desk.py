@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 from cashdesk import forms, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
-from cashdesk.models import CashTransaction, CountRequest, MachineReceipt, Shift, ShiftCount
+from cashdesk.models import CashTransaction, CountRequest, MachineReceipt, Shift, ShiftCount, TransactionKind
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from casino_office.errors import DomainError
 from casino_office.money import cash_payout, format_money
@@ -528,6 +528,7 @@ def transaction_detail(request: StaffRequest, pk: int) -> HttpResponse:
         movements=movements,
         receipt_url=reverse("receipt-pdf", args=[tx.pk]),
         reversible=tx.kind in services.REVERSIBLE_KINDS,
+        ticket_sale=tx.kind == TransactionKind.TICKET_SALE,
         total=Decimal(tx.amount),
         machine_receipt=MachineReceipt.objects.filter(paid_by=tx).select_related("machine").first(),
     )

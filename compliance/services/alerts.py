@@ -9,6 +9,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from casino_office.vocabulary import TICKET_CASH_PAYOUT_KINDS
 from compliance.history import operation_history
 from compliance.models import (
     Alert,
@@ -94,7 +95,7 @@ def alerts_evaluate(*, operation: CashOperation, identification: Identification 
             )
             if alert:
                 raised.append(alert)
-        machine_id = operation.ticket_machine_id if operation.kind in ("ticket_payout", "kiosk_payout") else None
+        machine_id = operation.ticket_machine_id if operation.kind in TICKET_CASH_PAYOUT_KINDS else None
         if machine_id is not None:
             machine_window = dt.timedelta(hours=casino.machine_structuring_window_hours)
             cashed = history.machine_ticket_amounts(

@@ -9,6 +9,14 @@ from django.utils.translation import gettext_lazy as _
 from machines.models.floor import Casino
 
 
+class PlaceKind(models.TextChoices):
+    """What a place is; written once here (as `Place.Kind`), every other spelling refers to it."""
+
+    DESK = "desk", _("Cash desk")
+    VAULT = "vault", _("Vault")
+    KIOSK = "kiosk", _("Kiosk")
+
+
 class Place(models.Model):
     """A place that holds value: a cash desk, the casino's vault (one per casino, no shifts) or a kiosk's cash.
 
@@ -18,10 +26,7 @@ class Place(models.Model):
     owned it (`cashdesk_cashdesk`).
     """
 
-    class Kind(models.TextChoices):
-        DESK = "desk", _("Cash desk")
-        VAULT = "vault", _("Vault")
-        KIOSK = "kiosk", _("Kiosk")
+    Kind = PlaceKind
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="places", verbose_name=_("casino"))
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.DESK, verbose_name=_("kind"))
@@ -62,10 +67,13 @@ class Place(models.Model):
         ordering = ["casino", "code"]
         constraints = [
             models.UniqueConstraint(fields=["casino", "code"], name="cashdesk_code_unique_per_casino"),
-            models.UniqueConstraint(fields=["casino"], condition=Q(kind="vault"), name="cashdesk_one_vault_per_casino"),
-            models.CheckConstraint(condition=Q(kind__in=["desk", "vault", "kiosk"]), name="cashdesk_kind_valid"),
+            models.UniqueConstraint(
+                fields=["casino"], condition=Q(kind=PlaceKind.VAULT), name="cashdesk_one_vault_per_casino"
+            ),
+            models.CheckConstraint(condition=Q(kind__in=PlaceKind.values), name="cashdesk_kind_valid"),
             models.CheckConstraint(
-                condition=Q(kind="kiosk", machine__isnull=False) | (~Q(kind="kiosk") & Q(machine__isnull=True)),
+                condition=Q(kind=PlaceKind.KIOSK, machine__isnull=False)
+                | (~Q(kind=PlaceKind.KIOSK) & Q(machine__isnull=True)),
                 name="cashdesk_kiosk_has_machine",
             ),
             models.CheckConstraint(condition=Q(cash_limit__gte=0), name="cashdesk_cash_limit_not_negative"),

@@ -19,10 +19,10 @@ from reportlab.pdfgen.canvas import Canvas
 from cashdesk import printing, services
 from cashdesk.items import ALL_ITEMS, CHIPS, Item
 from cashdesk.models import ShiftCount, TransactionKind
-from cashdesk.models.books import IDENTITY_KINDS, KIOSK_KINDS
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction
 from casino_office.money import format_eur
 from casino_office.pdf import FONT
+from casino_office.vocabulary import IDENTITY_KINDS, KIOSK_KINDS
 from compliance.models import RegisterEntry
 from compliance.printing import register_extract_pdf
 from compliance.services import register_head
