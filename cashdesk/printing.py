@@ -428,13 +428,59 @@ def _table(page: _Page, headers: list[tuple[str, str]], rows: list[list[str]], *
         page.y -= len(label) * size * LEADING + 1 * mm
 
 
+_SHIFT_REPORT_HEADERS = [
+    ("Vienetas", "Item"),
+    ("Pradžia", "Opening"),
+    ("Judėjimas", "Moved"),
+    ("Tikėtasi", "Expected"),
+    ("Suskaičiuota", "Counted"),
+    ("Skirtumas", "Variance"),
+]
+
+
 def shift_report_pdf(shift: Shift) -> bytes:
     """X report while the shift is open, Z report once it is closed."""
     final = shift.closed_at is not None
+    rows = _shift_item_rows(shift)
+    by_kind = _shift_transactions_by_kind(shift)
+    headers = _SHIFT_REPORT_HEADERS
+    size = 8.0
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=_shift_report_pagesize(headers, rows, size=size))
+    title = "Z ATASKAITA / Z REPORT" if final else "X ATASKAITA / X REPORT"
+    c.setTitle(f"{title} shift {shift.pk}")
+    page = _Page(c)
+    _shift_report_heading(page, shift, title)
+    page.y -= 4 * mm
+    _table(page, headers, rows, size=size)
+    page.y -= 5 * mm
+    _shift_report_transactions(page, by_kind)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def _shift_item_rows(shift: Shift) -> list[list[str]]:
+    """Per item: opening, moved, expected, and the closing (or handover) count with its variance."""
     opening = opening_amounts(shift)
     expected = shift_balances(shift)
     closing = shift.counts.filter(kind__in=[ShiftCount.Kind.CLOSING, ShiftCount.Kind.HANDOVER]).first()
     counted = {line.item: line for line in closing.lines.all()} if closing else {}
+    return [
+        [
+            _item_label(item),
+            format_eur(opening[item]),
+            _signed(expected[item] - opening[item]),
+            format_eur(expected[item]),
+            format_eur(counted[item].counted_amount) if item in counted else "",
+            _signed(counted[item].variance) if item in counted else "",
+        ]
+        for item in ALL_ITEMS
+    ]
+
+
+def _shift_transactions_by_kind(shift: Shift) -> dict[str, tuple[int, Decimal]]:
+    """The shift's transactions counted and summed by kind's label; a count adds its difference."""
     by_kind: dict[str, tuple[int, Decimal]] = {}
     # A count's difference is signed as the desk saw it (+ over, - short): differences are never summed as
     # absolute values, and a first count is an opening balance, not a difference.
@@ -448,41 +494,23 @@ def shift_report_pdf(shift: Shift) -> bytes:
         kind = both(TransactionKind(tx.kind).label)
         count, total = by_kind.get(kind, (0, Decimal("0")))
         by_kind[kind] = (count + 1, total + differences.get(tx.pk, tx.amount))
-    signed = {both(TransactionKind.COUNT.label)}
+    return by_kind
 
-    rows = [
-        [
-            _item_label(item),
-            format_eur(opening[item]),
-            _signed(expected[item] - opening[item]),
-            format_eur(expected[item]),
-            format_eur(counted[item].counted_amount) if item in counted else "",
-            _signed(counted[item].variance) if item in counted else "",
-        ]
-        for item in ALL_ITEMS
-    ]
-    headers = [
-        ("Vienetas", "Item"),
-        ("Pradžia", "Opening"),
-        ("Judėjimas", "Moved"),
-        ("Tikėtasi", "Expected"),
-        ("Suskaičiuota", "Counted"),
-        ("Skirtumas", "Variance"),
-    ]
-    # Portrait while the amounts leave the item's name 45 mm; the largest amounts turn the page.
-    size = 8.0
+
+def _shift_report_pagesize(
+    headers: list[tuple[str, str]], rows: list[list[str]], *, size: float
+) -> tuple[float, float]:
+    """Portrait while the amounts leave the item's name 45 mm; the largest amounts turn the page."""
     amounts = sum(
         max(text_width(cell, FONT, size) for cell in [*header, *(row[col] for row in rows)]) + 4 * mm
         for col, header in enumerate(headers)
         if col
     )
-    pagesize = A4 if A4[0] - 30 * mm - amounts >= 45 * mm else landscape(A4)
+    return A4 if A4[0] - 30 * mm - amounts >= 45 * mm else landscape(A4)
 
-    buffer = io.BytesIO()
-    c = Canvas(buffer, pagesize=pagesize)
-    title = "Z ATASKAITA / Z REPORT" if final else "X ATASKAITA / X REPORT"
-    c.setTitle(f"{title} shift {shift.pk}")
-    page = _Page(c)
+
+def _shift_report_heading(page: _Page, shift: Shift, title: str) -> None:
+    """The title with the casino's name, then the desk, the cashier, the shift's times and the printing time."""
     page.text(f"{title} · {shift.desk.casino.name}", font=BOLD, size=14)
     page.y -= 2 * mm
     for text in (
@@ -493,9 +521,11 @@ def shift_report_pdf(shift: Shift) -> bytes:
         f"Spausdinta / Printed: {_local(timezone.now())}",
     ):
         page.text(text)
-    page.y -= 4 * mm
-    _table(page, headers, rows, size=size)
-    page.y -= 5 * mm
+
+
+def _shift_report_transactions(page: _Page, by_kind: dict[str, tuple[int, Decimal]]) -> None:
+    """How many transactions of each kind and their total; a count's total is its signed difference."""
+    signed = {both(TransactionKind.COUNT.label)}
     page.text("Operacijos / Transactions", font=BOLD, size=9)
     page.y -= 1 * mm
     transactions = [
@@ -506,9 +536,6 @@ def shift_report_pdf(shift: Shift) -> bytes:
         _rows(page, transactions, size=8, right=page.left + 125 * mm)
     else:
         page.text("—", size=8)
-    c.showPage()
-    c.save()
-    return buffer.getvalue()
 
 
 def _rows(page: _Page, rows: list[list[str]], *, size: float, right: float) -> None:
