@@ -171,33 +171,8 @@ def kiosk_period(
     """
     kiosks = kiosks_of(casino, using=using)
     place_ids = _place_ids(kiosks)
-    moved: dict[tuple[int, str], tuple[int, Decimal]] = {
-        (row["desk_id"], row["kind"]): (row["n"], row["total"])
-        for row in CashTransaction.objects.using(using)
-        .filter(
-            desk_id__in=place_ids,
-            kind__in=[TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET, TransactionKind.FILL],
-            created_at__gte=begin,
-            created_at__lt=finish,
-        )
-        .values("desk_id", "kind")
-        .annotate(n=Count("id"), total=Sum("amount"))
-        .order_by()
-    }
-    counts: dict[int, dict[str, Any]] = {
-        row["count__desk_id"]: dict(row)
-        for row in ShiftCountLine.objects.using(using)
-        .filter(
-            count__desk_id__in=place_ids,
-            count__kind=ShiftCount.Kind.KIOSK,
-            count__counted_at__gte=begin,
-            count__counted_at__lt=finish,
-            item=Item.CASH,
-        )
-        .values("count__desk_id")
-        .annotate(n=Count("count_id", distinct=True), counted=Sum("counted_amount"), variance=Sum("variance"))
-        .order_by()
-    }
+    moved = _kiosk_moves(place_ids, begin, finish, using=using)
+    counts = _kiosk_drops(place_ids, begin, finish, using=using)
     held = cash_held(place_ids, before=finish, using=using)
     rows = []
     for kiosk in kiosks:
@@ -222,3 +197,42 @@ def kiosk_period(
             }
         )
     return rows
+
+
+def _kiosk_moves(
+    place_ids: list[int], begin: dt.datetime, finish: dt.datetime, *, using: str
+) -> dict[tuple[int, str], tuple[int, Decimal]]:
+    """Per kiosk and kind (payout, printed ticket, fill): how many transactions and their total."""
+    return {
+        (row["desk_id"], row["kind"]): (row["n"], row["total"])
+        for row in CashTransaction.objects.using(using)
+        .filter(
+            desk_id__in=place_ids,
+            kind__in=[TransactionKind.KIOSK_PAYOUT, TransactionKind.KIOSK_TICKET, TransactionKind.FILL],
+            created_at__gte=begin,
+            created_at__lt=finish,
+        )
+        .values("desk_id", "kind")
+        .annotate(n=Count("id"), total=Sum("amount"))
+        .order_by()
+    }
+
+
+def _kiosk_drops(
+    place_ids: list[int], begin: dt.datetime, finish: dt.datetime, *, using: str
+) -> dict[int, dict[str, Any]]:
+    """Per kiosk: its drops (counts) in the period, the cash they counted and their difference from the books."""
+    return {
+        row["count__desk_id"]: dict(row)
+        for row in ShiftCountLine.objects.using(using)
+        .filter(
+            count__desk_id__in=place_ids,
+            count__kind=ShiftCount.Kind.KIOSK,
+            count__counted_at__gte=begin,
+            count__counted_at__lt=finish,
+            item=Item.CASH,
+        )
+        .values("count__desk_id")
+        .annotate(n=Count("count_id", distinct=True), counted=Sum("counted_amount"), variance=Sum("variance"))
+        .order_by()
+    }

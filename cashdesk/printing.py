@@ -9,6 +9,7 @@ Lithuanian letter.
 
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 
 import barcode
@@ -143,79 +144,137 @@ class _Roll:
         return buffer.getvalue()
 
 
+VOUCHER_MARGIN = 8 * mm
+VOUCHER_LINE_WIDTH = VOUCHER_SIZE[0] - 2 * VOUCHER_MARGIN
+VOUCHER_FOOTER_SIZE = 7.5
+COPY_MARK = "KOPIJA / COPY"
+
+
+@dataclass
+class _VoucherText:
+    """What a voucher says, each text wrapped to the ticket's width, and the barcode's height left for it."""
+
+    display: str
+    name: list[str]
+    name_size: float
+    address: list[str]
+    kind_line: str
+    kind_size: float
+    validation: str
+    amount: str
+    amount_size: float
+    words: list[str]
+    left_footer: list[str]
+    right_footer: list[str]
+    right_room: float
+    bars: float = 0.0
+
+    def footer_height(self) -> float:
+        return 3 * mm + max(len(self.left_footer), len(self.right_footer)) * VOUCHER_FOOTER_SIZE * LEADING
+
+    def bars_room(self) -> float:
+        """The barcode's height left once everything else has its place (12 mm at most)."""
+        rest = (
+            3 * mm
+            + (self.kind_size + 10) * LEADING
+            + 3 * mm  # around the bars
+            + 8 * LEADING
+            + self.amount_size * LEADING
+            + len(self.words) * 7 * LEADING
+            + self.footer_height()
+            + 1.5 * mm  # between the words and the footer
+        )
+        height = VOUCHER_SIZE[1]
+        return min(12 * mm, height - rest - len(self.name) * self.name_size * LEADING - len(self.address) * 7 * LEADING)
+
+
 def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
     """A ticket sold at the desk, laid out as a machine ticket; a supervisor's reprint says it is a copy.
 
     The ticket's size is fixed: long names and long amounts in words wrap, and the barcode
     gives up height (never below 8 mm) before the casino's name is set smaller.
     """
-    casino = ticket.casino
-    width, height = VOUCHER_SIZE
-    margin = 8 * mm
-    line_width = width - 2 * margin
-    display = display_validation_number(ticket.validation_number)
+    voucher = _voucher_text(ticket, copy=copy)
+    _fit_voucher(voucher, ticket.casino.name)
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=VOUCHER_SIZE)
+    c.setTitle(f"Ticket {ticket.validation_number}")
+    _draw_voucher(c, voucher, ticket.validation_number, copy=copy)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def _voucher_text(ticket: Ticket, *, copy: bool) -> _VoucherText:
+    """The voucher's texts, wrapped, with the casino's name at its largest size before the fitting."""
+    line_width = VOUCHER_LINE_WIDTH
     issuer = ticket.issuing_desk.name if ticket.issuing_desk else f"Automatas / Machine {ticket.issuing_machine}"
     kind = "GRYNINAMAS / CASHABLE" if ticket.ticket_type == "cashable" else "REKLAMINIS / PROMO"
     amount = format_eur(ticket.amount)
-    copy_mark = "KOPIJA / COPY"
     words = [
         *wrap(amount_in_words(ticket.amount, "lt"), FONT, 7, line_width),
         *wrap(amount_in_words(ticket.amount, "en"), FONT, 7, line_width),
     ]
     # The amount, between the copy marks when it is a copy.
-    amount_room = line_width - (2 * (text_width(copy_mark, BOLD, 11) + 4 * mm) if copy else 0)
-    amount_size = fitting_size(amount, BOLD, 16, amount_room, minimum=9)
+    amount_room = line_width - (2 * (text_width(COPY_MARK, BOLD, 11) + 4 * mm) if copy else 0)
     # The footer: issue and expiry on the left, the issuer (wrapped) and the sequence on the right.
-    footer_size = 7.5
     left_footer = [
         f"Išduota / Issued: {_local(ticket.issued_at)}",
         f"Galioja iki / Valid until: {_local(ticket.expires_at)}",
     ]
-    right_room = line_width - max(text_width(t, FONT, footer_size) for t in left_footer) - 5 * mm
-    right_footer = [*wrap(issuer, FONT, footer_size, right_room), f"Eilės nr. / Sequence: {ticket.sequence:06d}"]
+    right_room = line_width - max(text_width(t, FONT, VOUCHER_FOOTER_SIZE) for t in left_footer) - 5 * mm
     kind_line = f"VIENKARTINIS BILIETAS / ONE-TIME TICKET · {kind}"
-    kind_size = fitting_size(kind_line, BOLD, 9, line_width, minimum=7)
-    validation = f"Patvirtinimo nr. / Validation: {display}"
-    address = wrap(casino.address, FONT, 7, line_width)
+    display = display_validation_number(ticket.validation_number)
+    return _VoucherText(
+        display=display,
+        name=wrap(ticket.casino.name, BOLD, 12.0, line_width),
+        name_size=12.0,
+        address=wrap(ticket.casino.address, FONT, 7, line_width),
+        kind_line=kind_line,
+        kind_size=fitting_size(kind_line, BOLD, 9, line_width, minimum=7),
+        validation=f"Patvirtinimo nr. / Validation: {display}",
+        amount=amount,
+        amount_size=fitting_size(amount, BOLD, 16, amount_room, minimum=9),
+        words=words,
+        left_footer=left_footer,
+        right_footer=[
+            *wrap(issuer, FONT, VOUCHER_FOOTER_SIZE, right_room),
+            f"Eilės nr. / Sequence: {ticket.sequence:06d}",
+        ],
+        right_room=right_room,
+    )
 
-    def footer_height() -> float:
-        return 3 * mm + max(len(left_footer), len(right_footer)) * footer_size * LEADING
 
-    def bars_room(name: list[str], name_size: float) -> float:
-        """The barcode's height left once everything else has its place (12 mm at most)."""
-        rest = (
-            3 * mm
-            + (kind_size + 10) * LEADING
-            + 3 * mm  # around the bars
-            + 8 * LEADING
-            + amount_size * LEADING
-            + len(words) * 7 * LEADING
-            + footer_height()
-            + 1.5 * mm  # between the words and the footer
-        )
-        return min(12 * mm, height - rest - len(name) * name_size * LEADING - len(address) * 7 * LEADING)
-
+def _fit_voucher(voucher: _VoucherText, casino_name: str) -> None:
+    """Sets the casino's name as large as leaves the bars 8 mm, then cuts what still does not fit."""
+    line_width = VOUCHER_LINE_WIDTH
     for name_size in (12.0, 11.0, 10.0, 9.0, 8.0, 7.0):
-        name = wrap(casino.name, BOLD, name_size, line_width)
-        bars = bars_room(name, name_size)
-        if bars >= 8 * mm:
+        voucher.name, voucher.name_size = wrap(casino_name, BOLD, name_size, line_width), name_size
+        voucher.bars = voucher.bars_room()
+        if voucher.bars >= 8 * mm:
             break
     # The bars must scan (8 mm at least): what does not fit gives way, cut with an ellipsis, in this order:
     # the address, the issuer's name in the footer, the casino's name.
-    while bars < 8 * mm and len(address) > 1:
-        address = [*address[:-2], _cut(address[-2], FONT, 7, line_width)]
-        bars = bars_room(name, name_size)
-    while bars < 8 * mm and len(right_footer) > 2:
-        right_footer = [*right_footer[:-3], _cut(right_footer[-3], FONT, footer_size, right_room), right_footer[-1]]
-        bars = bars_room(name, name_size)
-    while bars < 8 * mm and len(name) > 1:
-        name = [*name[:-2], _cut(name[-2], BOLD, name_size, line_width)]
-        bars = bars_room(name, name_size)
-    footer_top = footer_height()
+    while voucher.bars < 8 * mm and len(voucher.address) > 1:
+        address = voucher.address
+        voucher.address = [*address[:-2], _cut(address[-2], FONT, 7, line_width)]
+        voucher.bars = voucher.bars_room()
+    while voucher.bars < 8 * mm and len(voucher.right_footer) > 2:
+        footer = voucher.right_footer
+        cut = _cut(footer[-3], FONT, VOUCHER_FOOTER_SIZE, voucher.right_room)
+        voucher.right_footer = [*footer[:-3], cut, footer[-1]]
+        voucher.bars = voucher.bars_room()
+    while voucher.bars < 8 * mm and len(voucher.name) > 1:
+        voucher.name = [*voucher.name[:-2], _cut(voucher.name[-2], BOLD, voucher.name_size, line_width)]
+        voucher.bars = voucher.bars_room()
 
-    buffer = io.BytesIO()
-    c = Canvas(buffer, pagesize=VOUCHER_SIZE)
-    c.setTitle(f"Ticket {ticket.validation_number}")
+
+def _draw_voucher(c: Canvas, voucher: _VoucherText, validation_number: str, *, copy: bool) -> None:
+    """Centred lines from the top down, the bars under the validation number, the footer at the bottom."""
+    width, height = VOUCHER_SIZE
+    margin = VOUCHER_MARGIN
+    bars = voucher.bars
+    footer_top = voucher.footer_height()
     y = height - 3 * mm  # the top of the next line
 
     def line(text: str, font: str, size: float) -> float:
@@ -226,31 +285,28 @@ def voucher_pdf(ticket: Ticket, *, copy: bool = False) -> bytes:
         y -= size * LEADING
         return baseline
 
-    for text in name:
-        line(text, BOLD, name_size)
-    for text in address:
+    for text in voucher.name:
+        line(text, BOLD, voucher.name_size)
+    for text in voucher.address:
         line(text, FONT, 7)
-    line(kind_line, BOLD, kind_size)
-    line(validation, BOLD, 10)
+    line(voucher.kind_line, BOLD, voucher.kind_size)
+    line(voucher.validation, BOLD, 10)
     y -= 1 * mm
-    draw_barcode(c, "itf", ticket.validation_number, x=22 * mm, y=y - bars, width=width - 44 * mm, height=bars)
+    draw_barcode(c, "itf", validation_number, x=22 * mm, y=y - bars, width=width - 44 * mm, height=bars)
     y -= bars + 2 * mm
-    line(display, FONT, 8)
-    baseline = line(amount, BOLD, amount_size)
+    line(voucher.display, FONT, 8)
+    baseline = line(voucher.amount, BOLD, voucher.amount_size)
     if copy:  # beside the amount, on both sides, in the room kept for them
         c.setFont(BOLD, 11)
-        c.drawString(margin, baseline, copy_mark)
-        c.drawRightString(width - margin, baseline, copy_mark)
-    for text in words:
+        c.drawString(margin, baseline, COPY_MARK)
+        c.drawRightString(width - margin, baseline, COPY_MARK)
+    for text in voucher.words:
         line(text, FONT, 7)
-    c.setFont(FONT, footer_size)
-    for index, text in enumerate(left_footer):
-        c.drawString(margin, footer_top - (index + 1) * footer_size * LEADING + 1 * mm, text)
-    for index, text in enumerate(right_footer):
-        c.drawRightString(width - margin, footer_top - (index + 1) * footer_size * LEADING + 1 * mm, text)
-    c.showPage()
-    c.save()
-    return buffer.getvalue()
+    c.setFont(FONT, VOUCHER_FOOTER_SIZE)
+    for index, text in enumerate(voucher.left_footer):
+        c.drawString(margin, footer_top - (index + 1) * VOUCHER_FOOTER_SIZE * LEADING + 1 * mm, text)
+    for index, text in enumerate(voucher.right_footer):
+        c.drawRightString(width - margin, footer_top - (index + 1) * VOUCHER_FOOTER_SIZE * LEADING + 1 * mm, text)
 
 
 def _cut(text: str, font: str, size: float, width: float) -> str:
@@ -373,13 +429,59 @@ def _table(page: _Page, headers: list[tuple[str, str]], rows: list[list[str]], *
         page.y -= len(label) * size * LEADING + 1 * mm
 
 
+_SHIFT_REPORT_HEADERS = [
+    ("Vienetas", "Item"),
+    ("Pradžia", "Opening"),
+    ("Judėjimas", "Moved"),
+    ("Tikėtasi", "Expected"),
+    ("Suskaičiuota", "Counted"),
+    ("Skirtumas", "Variance"),
+]
+
+
 def shift_report_pdf(shift: Shift) -> bytes:
     """X report while the shift is open, Z report once it is closed."""
     final = shift.closed_at is not None
+    rows = _shift_item_rows(shift)
+    by_kind = _shift_transactions_by_kind(shift)
+    headers = _SHIFT_REPORT_HEADERS
+    size = 8.0
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=_shift_report_pagesize(headers, rows, size=size))
+    title = "Z ATASKAITA / Z REPORT" if final else "X ATASKAITA / X REPORT"
+    c.setTitle(f"{title} shift {shift.pk}")
+    page = _Page(c)
+    _shift_report_heading(page, shift, title)
+    page.y -= 4 * mm
+    _table(page, headers, rows, size=size)
+    page.y -= 5 * mm
+    _shift_report_transactions(page, by_kind)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def _shift_item_rows(shift: Shift) -> list[list[str]]:
+    """Per item: opening, moved, expected, and the closing (or handover) count with its variance."""
     opening = opening_amounts(shift)
     expected = shift_balances(shift)
     closing = shift.counts.filter(kind__in=[ShiftCount.Kind.CLOSING, ShiftCount.Kind.HANDOVER]).first()
     counted = {line.item: line for line in closing.lines.all()} if closing else {}
+    return [
+        [
+            _item_label(item),
+            format_eur(opening[item]),
+            _signed(expected[item] - opening[item]),
+            format_eur(expected[item]),
+            format_eur(counted[item].counted_amount) if item in counted else "",
+            _signed(counted[item].variance) if item in counted else "",
+        ]
+        for item in ALL_ITEMS
+    ]
+
+
+def _shift_transactions_by_kind(shift: Shift) -> dict[str, tuple[int, Decimal]]:
+    """The shift's transactions counted and summed by kind's label; a count adds its difference."""
     by_kind: dict[str, tuple[int, Decimal]] = {}
     # A count's difference is signed as the desk saw it (+ over, - short): differences are never summed as
     # absolute values, and a first count is an opening balance, not a difference.
@@ -393,41 +495,23 @@ def shift_report_pdf(shift: Shift) -> bytes:
         kind = both(TransactionKind(tx.kind).label)
         count, total = by_kind.get(kind, (0, Decimal("0")))
         by_kind[kind] = (count + 1, total + differences.get(tx.pk, tx.amount))
-    signed = {both(TransactionKind.COUNT.label)}
+    return by_kind
 
-    rows = [
-        [
-            _item_label(item),
-            format_eur(opening[item]),
-            _signed(expected[item] - opening[item]),
-            format_eur(expected[item]),
-            format_eur(counted[item].counted_amount) if item in counted else "",
-            _signed(counted[item].variance) if item in counted else "",
-        ]
-        for item in ALL_ITEMS
-    ]
-    headers = [
-        ("Vienetas", "Item"),
-        ("Pradžia", "Opening"),
-        ("Judėjimas", "Moved"),
-        ("Tikėtasi", "Expected"),
-        ("Suskaičiuota", "Counted"),
-        ("Skirtumas", "Variance"),
-    ]
-    # Portrait while the amounts leave the item's name 45 mm; the largest amounts turn the page.
-    size = 8.0
+
+def _shift_report_pagesize(
+    headers: list[tuple[str, str]], rows: list[list[str]], *, size: float
+) -> tuple[float, float]:
+    """Portrait while the amounts leave the item's name 45 mm; the largest amounts turn the page."""
     amounts = sum(
         max(text_width(cell, FONT, size) for cell in [*header, *(row[col] for row in rows)]) + 4 * mm
         for col, header in enumerate(headers)
         if col
     )
-    pagesize = A4 if A4[0] - 30 * mm - amounts >= 45 * mm else landscape(A4)
+    return A4 if A4[0] - 30 * mm - amounts >= 45 * mm else landscape(A4)
 
-    buffer = io.BytesIO()
-    c = Canvas(buffer, pagesize=pagesize)
-    title = "Z ATASKAITA / Z REPORT" if final else "X ATASKAITA / X REPORT"
-    c.setTitle(f"{title} shift {shift.pk}")
-    page = _Page(c)
+
+def _shift_report_heading(page: _Page, shift: Shift, title: str) -> None:
+    """The title with the casino's name, then the desk, the cashier, the shift's times and the printing time."""
     page.text(f"{title} · {shift.desk.casino.name}", font=BOLD, size=14)
     page.y -= 2 * mm
     for text in (
@@ -438,9 +522,11 @@ def shift_report_pdf(shift: Shift) -> bytes:
         f"Spausdinta / Printed: {_local(timezone.now())}",
     ):
         page.text(text)
-    page.y -= 4 * mm
-    _table(page, headers, rows, size=size)
-    page.y -= 5 * mm
+
+
+def _shift_report_transactions(page: _Page, by_kind: dict[str, tuple[int, Decimal]]) -> None:
+    """How many transactions of each kind and their total; a count's total is its signed difference."""
+    signed = {both(TransactionKind.COUNT.label)}
     page.text("Operacijos / Transactions", font=BOLD, size=9)
     page.y -= 1 * mm
     transactions = [
@@ -451,9 +537,6 @@ def shift_report_pdf(shift: Shift) -> bytes:
         _rows(page, transactions, size=8, right=page.left + 125 * mm)
     else:
         page.text("—", size=8)
-    c.showPage()
-    c.save()
-    return buffer.getvalue()
 
 
 def _rows(page: _Page, rows: list[list[str]], *, size: float, right: float) -> None:

@@ -100,6 +100,17 @@ def _named_desk(details: dict[str, Any], desk_names: dict[str, str], machine_nam
 def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
     begin, finish = casino.gaming_day_bounds(start, end)
     rows: list[dict[str, Any]] = []
+    rows.extend(_ticket_event_exceptions(casino, begin, finish))
+    rows.extend(_still_stuck_exceptions(casino))
+    rows.extend(_hold_deadline_exceptions(casino))
+    rows.extend(_late_hold_decision_exceptions(casino, begin, finish))
+    rows.extend(meter_exceptions(casino, start, end))
+    rows.extend(check_code_exceptions(casino, begin, finish))
+    return rows
+
+
+def _ticket_event_exceptions(casino: Casino, begin: dt.datetime, finish: dt.datetime) -> list[dict[str, Any]]:
+    """Amount mismatches, second presentations of a paid ticket and stuck redemptions in the period."""
     events = (
         TicketEvent.objects.using(reports_db())
         .filter(ticket__casino=casino, created_at__gte=begin, created_at__lt=finish)
@@ -118,33 +129,43 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
         TicketEventKind.REFUSED: _("Second presentation of a paid ticket"),
         TicketEventKind.STUCK: _("Redemption not committed in time"),
     }
-    for event in events.order_by("created_at"):
-        rows.append(
-            {
-                "when": event.created_at,
-                "kind": labels[TicketEventKind(event.kind)],
-                "ticket": masked_validation_number(event.ticket.validation_number),
-                "amount": event.ticket.amount,
-                "where": event.machine.asset_number
-                if event.machine
-                else (event.user.get_username() if event.user else _("system")),
-                "detail": _named_desk(event.details, desk_names, machine_names),
-            }
-        )
-    for ticket in stuck_redemptions(casino=casino).using(reports_db()):
-        rows.append(
-            {
-                "when": ticket.hold_expires_at,
-                "kind": _("Still stuck now"),
-                "ticket": masked_validation_number(ticket.validation_number),
-                "amount": ticket.amount,
-                "where": ticket.holder_machine.asset_number if ticket.holder_machine else "",
-                "detail": {},
-            }
-        )
-    # Held tickets on their decision day (escalated) or past it (a breach of casino rules §1.7), read from the
-    # decision day in the casino's time; and those decided after it, in the period.
+    return [
+        {
+            "when": event.created_at,
+            "kind": labels[TicketEventKind(event.kind)],
+            "ticket": masked_validation_number(event.ticket.validation_number),
+            "amount": event.ticket.amount,
+            "where": event.machine.asset_number
+            if event.machine
+            else (event.user.get_username() if event.user else _("system")),
+            "detail": _named_desk(event.details, desk_names, machine_names),
+        }
+        for event in events.order_by("created_at")
+    ]
+
+
+def _still_stuck_exceptions(casino: Casino) -> list[dict[str, Any]]:
+    """Redemptions stuck at this moment, whatever the period."""
+    return [
+        {
+            "when": ticket.hold_expires_at,
+            "kind": _("Still stuck now"),
+            "ticket": masked_validation_number(ticket.validation_number),
+            "amount": ticket.amount,
+            "where": ticket.holder_machine.asset_number if ticket.holder_machine else "",
+            "detail": {},
+        }
+        for ticket in stuck_redemptions(casino=casino).using(reports_db())
+    ]
+
+
+def _hold_deadline_exceptions(casino: Casino) -> list[dict[str, Any]]:
+    """Held tickets on their decision day (escalated) or past it (a breach of casino rules §1.7).
+
+    Read from the decision day in the casino's time.
+    """
     today = timezone.localtime(timezone.now(), casino.zoneinfo).date()
+    rows: list[dict[str, Any]] = []
     for case in (
         HoldCase.objects.using(reports_db())
         .filter(casino=casino, decision=HoldCase.Decision.PENDING, decision_due__lte=today)
@@ -164,7 +185,12 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
                 "detail": {"due": str(case.decision_due)},
             }
         )
-    for event in (
+    return rows
+
+
+def _late_hold_decision_exceptions(casino: Casino, begin: dt.datetime, finish: dt.datetime) -> list[dict[str, Any]]:
+    """Held tickets decided (cleared or voided) after their deadline, in the period."""
+    events = (
         TicketEvent.objects.using(reports_db())
         .filter(
             ticket__casino=casino,
@@ -175,24 +201,22 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
         )
         .select_related("ticket", "user")
         .order_by("created_at")
-    ):
-        rows.append(
-            {
-                "when": event.created_at,
-                "kind": _("Hold decided after the deadline"),
-                "ticket": masked_validation_number(event.ticket.validation_number),
-                "amount": event.ticket.amount,
-                "where": _("case %(case)s") % {"case": event.details.get("case", "?")},
-                "detail": {
-                    "due": event.details.get("decision_due", ""),
-                    "by": event.user.get_username() if event.user else "",
-                    "reason": event.reason,
-                },
-            }
-        )
-    rows.extend(meter_exceptions(casino, start, end))
-    rows.extend(check_code_exceptions(casino, begin, finish))
-    return rows
+    )
+    return [
+        {
+            "when": event.created_at,
+            "kind": _("Hold decided after the deadline"),
+            "ticket": masked_validation_number(event.ticket.validation_number),
+            "amount": event.ticket.amount,
+            "where": _("case %(case)s") % {"case": event.details.get("case", "?")},
+            "detail": {
+                "due": event.details.get("decision_due", ""),
+                "by": event.user.get_username() if event.user else "",
+                "reason": event.reason,
+            },
+        }
+        for event in events
+    ]
 
 
 def per_machine(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -24,6 +25,7 @@ from compliance import forms, selectors, services
 from compliance.crypto import mask
 from compliance.models import AccessLogEntry, Alert, Person, RegisterEntry, SelfExclusionList
 from compliance.printing import register_extract_pdf
+from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
 
 REGISTER = "compliance.view_registerentry"
@@ -223,63 +225,81 @@ def export(request: StaffRequest) -> HttpResponse:
     fmt = (form.cleaned_data.get("format") if form.is_bound else "") or "csv"
     _log(request, AccessLogEntry.Action.EXPORT, f"register {fmt} {filters}", _subject("register_export", filters, fmt))
     if fmt == "pdf":
-        response = HttpResponse(
-            register_extract_pdf(casino=casino, entries=entries, period=period, head_hash=head),
-            content_type="application/pdf",
-        )
-        response["Content-Disposition"] = (
-            f'attachment; filename="register-{casino.code}-{filters["start"]}-{filters["end"]}.pdf"'
-        )
-        return response
+        return _register_pdf(casino, entries, filters, period=period, head=head)
+    return _register_csv(casino, entries, filters, head=head)
+
+
+REGISTER_CSV_COLUMNS = [
+    "sequence",
+    "time",
+    "gaming_day",
+    "kind",
+    "amount",
+    "given_names",
+    "surnames",
+    "date_of_birth",
+    "personal_code",
+    "document_type",
+    "document_number",
+    "desk",
+    "cashier",
+    "self_excluded",
+    "corrects",
+    "entry_hash",
+]
+
+
+def _register_pdf(
+    casino: Casino, entries: QuerySet[RegisterEntry], filters: dict[str, Any], *, period: str, head: str
+) -> HttpResponse:
+    """The register's extract as a PDF download."""
+    response = HttpResponse(
+        register_extract_pdf(casino=casino, entries=entries, period=period, head_hash=head),
+        content_type="application/pdf",
+    )
+    response["Content-Disposition"] = (
+        f'attachment; filename="register-{casino.code}-{filters["start"]}-{filters["end"]}.pdf"'
+    )
+    return response
+
+
+def _register_csv(
+    casino: Casino, entries: QuerySet[RegisterEntry], filters: dict[str, Any], *, head: str
+) -> HttpResponse:
+    """The register's entries as a CSV download, one row each, ending with the chain's head."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="register-{casino.code}-{filters["start"]}-{filters["end"]}.csv"'
     )
     writer = csv.writer(response)
-    writer.writerow(
-        [
-            "sequence",
-            "time",
-            "gaming_day",
-            "kind",
-            "amount",
-            "given_names",
-            "surnames",
-            "date_of_birth",
-            "personal_code",
-            "document_type",
-            "document_number",
-            "desk",
-            "cashier",
-            "self_excluded",
-            "corrects",
-            "entry_hash",
-        ]
-    )
+    writer.writerow(REGISTER_CSV_COLUMNS)
     for entry in entries:
-        person = entry.person
-        writer.writerow(
-            [
-                entry.sequence,
-                timezone.localtime(entry.created_at).isoformat(timespec="seconds"),
-                entry.gaming_day,
-                entry.kind,
-                _cents(entry.amount),
-                person.given_names,
-                person.surnames,
-                person.date_of_birth,
-                services.person_personal_code(person),
-                person.document_type,
-                services.person_document_number(person),
-                entry.desk.name,
-                entry.cashier.get_username(),
-                entry.self_excluded,
-                entry.corrects_id or "",
-                entry.entry_hash,
-            ]
-        )
+        writer.writerow(_register_csv_row(entry))
     writer.writerow([f"# chain head {head}"])
     return response
+
+
+def _register_csv_row(entry: RegisterEntry) -> list[Any]:
+    """One entry with its person's identity, the personal code and document number decrypted."""
+    person = entry.person
+    return [
+        entry.sequence,
+        timezone.localtime(entry.created_at).isoformat(timespec="seconds"),
+        entry.gaming_day,
+        entry.kind,
+        _cents(entry.amount),
+        person.given_names,
+        person.surnames,
+        person.date_of_birth,
+        services.person_personal_code(person),
+        person.document_type,
+        services.person_document_number(person),
+        entry.desk.name,
+        entry.cashier.get_username(),
+        entry.self_excluded,
+        entry.corrects_id or "",
+        entry.entry_hash,
+    ]
 
 
 @role_required(PERSONAL)

@@ -5,10 +5,20 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format, time_format
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from cashdesk import charts
-from cashdesk.dashboard import cash_per_desk, cash_per_kiosk, liability_trend, open_exceptions, tickets_per_hour
+from cashdesk.dashboard import (
+    DeskCash,
+    HourRow,
+    LiabilityPoint,
+    cash_per_desk,
+    cash_per_kiosk,
+    liability_trend,
+    open_exceptions,
+    tickets_per_hour,
+)
 from casino_office.money import format_money
 from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
@@ -43,6 +53,32 @@ def dashboard(request: StaffRequest) -> HttpResponse:
     trend = liability_trend(casino, now)
     desks = cash_per_desk(casino)
     kiosks = cash_per_kiosk(casino)
+    context = {
+        "day": day,
+        "now": now,
+        "hours": hours,
+        "gaming_day_line": _gaming_day_line(casino, day),
+        "totals": _hour_totals(hours),
+        "trend": trend,
+        "liability_now": trend[-1].amount,
+        "liability_month_ago": trend[0].amount,
+        "desks": desks,
+        "kiosks": kiosks,
+        # The kiosks' line and columns of tickets when the casino has kiosks (or its kiosks did something today).
+        "show_kiosk_tickets": bool(kiosks) or any(row.kiosk_paid_count or row.kiosk_printed_count for row in hours),
+        "low_kiosks": [kiosk for kiosk in kiosks if kiosk.low],
+        "kiosk_ceiling": casino.kiosk_payout_ceiling,
+        "kiosk_capacity": casino.kiosk_cash_capacity,
+        "exceptions": open_exceptions(casino, now),
+        **_dashboard_charts(day, hours, trend, desks),
+    }
+    return render(request, "cashdesk/dashboard.html", context)
+
+
+def _dashboard_charts(
+    day: dt.date, hours: list[HourRow], trend: list[LiabilityPoint], desks: list[DeskCash]
+) -> dict[str, SafeString]:
+    """The page's three charts: machine tickets per hour, the liability's trend, each desk's cash against its limit."""
     hour_labels = [f"{row.hour:%H}" for row in hours]
     # Only the machines' tickets: those sold and paid at the desks, and at kiosks, are counted on lines of their own.
     flow_chart = charts.grouped_bars(
@@ -63,41 +99,25 @@ def dashboard(request: StaffRequest) -> HttpResponse:
         _("Cash on hand per desk and its limit"),
         format_money,
     )
-    context = {
-        "day": day,
-        "now": now,
-        "hours": hours,
-        "gaming_day_line": _gaming_day_line(casino, day),
-        "totals": {
-            field: sum((getattr(row, field) for row in hours), start=ZERO if field.endswith("amount") else 0)
-            for field in (
-                "machine_out_count",
-                "machine_out_amount",
-                "machine_in_count",
-                "machine_in_amount",
-                "desk_sold_count",
-                "desk_sold_amount",
-                "desk_paid_count",
-                "desk_paid_amount",
-                "kiosk_paid_count",
-                "kiosk_paid_amount",
-                "kiosk_printed_count",
-                "kiosk_printed_amount",
-            )
-        },
-        "trend": trend,
-        "liability_now": trend[-1].amount,
-        "liability_month_ago": trend[0].amount,
-        "desks": desks,
-        "kiosks": kiosks,
-        # The kiosks' line and columns of tickets when the casino has kiosks (or its kiosks did something today).
-        "show_kiosk_tickets": bool(kiosks) or any(row.kiosk_paid_count or row.kiosk_printed_count for row in hours),
-        "low_kiosks": [kiosk for kiosk in kiosks if kiosk.low],
-        "kiosk_ceiling": casino.kiosk_payout_ceiling,
-        "kiosk_capacity": casino.kiosk_cash_capacity,
-        "exceptions": open_exceptions(casino, now),
-        "flow_chart": flow_chart,
-        "trend_chart": trend_chart,
-        "desk_chart": desk_chart,
+    return {"flow_chart": flow_chart, "trend_chart": trend_chart, "desk_chart": desk_chart}
+
+
+def _hour_totals(hours: list[HourRow]) -> dict[str, Decimal | int]:
+    """The day's totals of the hourly table: counts as whole numbers, amounts as Decimal."""
+    return {
+        field: sum((getattr(row, field) for row in hours), start=ZERO if field.endswith("amount") else 0)
+        for field in (
+            "machine_out_count",
+            "machine_out_amount",
+            "machine_in_count",
+            "machine_in_amount",
+            "desk_sold_count",
+            "desk_sold_amount",
+            "desk_paid_count",
+            "desk_paid_amount",
+            "kiosk_paid_count",
+            "kiosk_paid_amount",
+            "kiosk_printed_count",
+            "kiosk_printed_amount",
+        )
     }
-    return render(request, "cashdesk/dashboard.html", context)

@@ -19,6 +19,7 @@ from cashdesk.models import CashTransaction, CountRequest, MachineReceipt, Shift
 from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
 from casino_office.errors import DomainError
 from casino_office.money import cash_payout, format_money
+from machines.models import Casino
 from tickets.models import Ticket
 
 CASHIER = "staff.operate_desk"
@@ -386,31 +387,8 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
             form.add_error(None, error.message)
         else:
             if handover:
-                messages.info(
-                    request,
-                    _("Shift %(number)s is handed over to %(cashier)s once they have counted the desk too.")
-                    % {"number": shift.pk, "cashier": next_cashier.get_username()},
-                )
-                return redirect("desk")
-            if isinstance(count, CountRequest):
-                messages.warning(
-                    request,
-                    _(
-                        "The count differs from the books by more than %(limit)s: a supervisor approves it before "
-                        "the shift closes. Nothing more is done in the shift until then."
-                    )
-                    % {"limit": format_money(casino.count_approval_limit)},
-                )
-                return redirect("desk")
-            lines = list(count.lines.all())
-            figures = {
-                "number": shift.pk,
-                "counted": format_money(sum((line.counted_amount for line in lines), Decimal(0))),
-                "variance": format_money(sum((line.variance for line in lines), Decimal(0))),
-            }
-            message = _("Shift %(number)s closed: counted %(counted)s, variance %(variance)s.")
-            messages.success(request, message % figures)
-            return redirect("shift-summary", pk=shift.pk)
+                return _handed_over(request, shift, next_cashier)
+            return _closed(request, shift, count, casino)
     # Blind: the expected balances appear only after the count, on the shift's summary.
     return _render(
         request,
@@ -421,6 +399,39 @@ def _count_view(request: StaffRequest, handover: bool) -> HttpResponse:
         title=_("Hand over the shift") if handover else _("Close the shift"),
         intro=_("Count what is in the desk. The expected figures and the variance are shown after the count."),
     )
+
+
+def _handed_over(request: StaffRequest, shift: Shift, next_cashier: User) -> HttpResponse:
+    """Back to the desk, saying the shift passes to the next cashier once they have counted too."""
+    messages.info(
+        request,
+        _("Shift %(number)s is handed over to %(cashier)s once they have counted the desk too.")
+        % {"number": shift.pk, "cashier": next_cashier.get_username()},
+    )
+    return redirect("desk")
+
+
+def _closed(request: StaffRequest, shift: Shift, count: ShiftCount | CountRequest, casino: Casino) -> HttpResponse:
+    """The shift's summary with what was counted, or back to the desk when a supervisor must approve the count."""
+    if isinstance(count, CountRequest):
+        messages.warning(
+            request,
+            _(
+                "The count differs from the books by more than %(limit)s: a supervisor approves it before "
+                "the shift closes. Nothing more is done in the shift until then."
+            )
+            % {"limit": format_money(casino.count_approval_limit)},
+        )
+        return redirect("desk")
+    lines = list(count.lines.all())
+    figures = {
+        "number": shift.pk,
+        "counted": format_money(sum((line.counted_amount for line in lines), Decimal(0))),
+        "variance": format_money(sum((line.variance for line in lines), Decimal(0))),
+    }
+    message = _("Shift %(number)s closed: counted %(counted)s, variance %(variance)s.")
+    messages.success(request, message % figures)
+    return redirect("shift-summary", pk=shift.pk)
 
 
 @role_required(CASHIER)

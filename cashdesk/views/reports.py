@@ -301,6 +301,16 @@ def report(request: StaffRequest) -> HttpResponse:
     if end < start:
         start, end = end, start
 
+    columns, rows, start, end = _report_table(kind, casino, start=start, end=end, at=at, day=day)
+    if request.GET.get("format") == "csv":
+        return _csv_response(casino, kind, start, end, columns, rows)
+    return _page(request, kind, start, end, at, columns, rows, day=day)
+
+
+def _report_table(
+    kind: str, casino: Casino, *, start: dt.date, end: dt.date, at: dt.datetime, day: dt.date
+) -> tuple[list[str], list[dict[str, Any]], dt.date, dt.date]:
+    """The report's columns and rows, and the period it covers (the meters report covers its one day)."""
     columns: list[str]
     rows: list[dict[str, Any]]
     if kind == "daily":
@@ -343,17 +353,21 @@ def report(request: StaffRequest) -> HttpResponse:
     else:
         rows = reports.per_desk(casino, start, end)
         columns = ["desk", "kind", "n", "total"]
+    return columns, rows, start, end
 
-    if request.GET.get("format") == "csv":
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{casino.code}-{kind}-{start}-{end}.csv"'
-        writer = csv.writer(response)
-        writer.writerow(columns)
-        places = CSV_PLACES.get(kind, {})
-        for row in rows:
-            writer.writerow([_written(row.get(column, ""), places.get(column)) for column in columns])
-        return response
-    return _page(request, kind, start, end, at, columns, rows, day=day)
+
+def _csv_response(
+    casino: Casino, kind: str, start: dt.date, end: dt.date, columns: list[str], rows: list[dict[str, Any]]
+) -> HttpResponse:
+    """The report as a CSV download: the columns' keys as headers, amounts with the report's places."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{casino.code}-{kind}-{start}-{end}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(columns)
+    places = CSV_PLACES.get(kind, {})
+    for row in rows:
+        writer.writerow([_written(row.get(column, ""), places.get(column)) for column in columns])
+    return response
 
 
 def _renamed_address(request: StaffRequest) -> HttpResponse:

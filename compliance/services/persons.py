@@ -121,6 +121,40 @@ def person_find_or_create(
         document_expiry=document_expiry,
     )
     assert date_of_birth is not None  # the check refuses a new person without one
+    _person_insert(
+        code=code,
+        number=number,
+        document_type=document_type,
+        document_country=document_country,
+        given_names=given_names,
+        surnames=surnames,
+        date_of_birth=date_of_birth,
+        nationality=nationality,
+        document_expiry=document_expiry,
+        address=address,
+    )
+    found = person_find(
+        personal_code=code, document_type=document_type, document_number=number, document_country=document_country
+    )
+    if found is None:  # the conflicting row vanished before it could be read: nothing was written
+        raise PersonError(_("The person could not be registered just now; try again."))
+    return found
+
+
+def _person_insert(
+    *,
+    code: str,
+    number: str,
+    document_type: str,
+    document_country: str,
+    given_names: str,
+    surnames: str,
+    date_of_birth: dt.date,
+    nationality: str,
+    document_expiry: dt.date | None,
+    address: str,
+) -> None:
+    """A new person's row, its personal code and document encrypted; nothing when a concurrent desk wrote it."""
     nationality = (nationality or "LT").upper()
     # A concurrent identification of the same new person may have inserted it first: ON CONFLICT DO NOTHING
     # waits on the unique key for that transaction, then inserts nothing, and the person it wrote is found.
@@ -143,12 +177,6 @@ def person_find_or_create(
         ],
         ignore_conflicts=True,
     )
-    found = person_find(
-        personal_code=code, document_type=document_type, document_number=number, document_country=document_country
-    )
-    if found is None:  # the conflicting row vanished before it could be read: nothing was written
-        raise PersonError(_("The person could not be registered just now; try again."))
-    return found
 
 
 @dataclass(frozen=True)
@@ -200,6 +228,14 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
     a new document replaces the stored one and the old one is kept.
     """
     at = at or timezone.now()
+    person = _person_locked(identity)
+    _identity_check(identity, person)
+    _person_document_update(identity, person, at=at)
+    return person
+
+
+def _person_locked(identity: IdentityDetails) -> Person:
+    """The person the code or document names, created if new, locked for the rest of the transaction."""
     existing = person_find(
         personal_code=identity.personal_code,
         document_type=identity.document_type,
@@ -220,7 +256,11 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
             document_expiry=identity.document_expiry,
             address=identity.address,
         )
-    person = Person.objects.select_for_update().get(pk=existing.pk)
+    return Person.objects.select_for_update().get(pk=existing.pk)
+
+
+def _identity_check(identity: IdentityDetails, person: Person) -> None:
+    """Refuses names, a birth date or a personal code that differ from the stored person's."""
     if (
         (identity.given_names.strip() and not _same_text(identity.given_names, person.given_names))
         or (identity.surnames.strip() and not _same_text(identity.surnames, person.surnames))
@@ -254,6 +294,10 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
             ),
             person_id=person.pk,
         )
+
+
+def _person_document_update(identity: IdentityDetails, person: Person, *, at: dt.datetime) -> None:
+    """A new document replaces the stored one (kept in the history); the same one may bring a later expiry."""
     number = crypto.normalise(identity.document_number)
     new_document = (
         number
@@ -261,43 +305,47 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
         and crypto.blind_index("document", number) != person.document_number_index
     )
     if new_document:
-        if identity.document_expiry is None:
-            raise PersonError(_("New document: enter its expiry date as in the document."))
-        if not (identity.given_names.strip() and identity.surnames.strip() and identity.date_of_birth):
-            raise PersonError(_("New document: enter the names and date of birth as in the document."))
-        PersonDocument.objects.create(
-            person=person,
-            document_type=person.document_type,
-            document_number_encrypted=person.document_number_encrypted,
-            document_country=person.document_country,
-            document_expiry=person.document_expiry,
-            replaced_at=at,
-        )
-        person.document_type = identity.document_type
-        person.document_number_encrypted = crypto.encrypt(number)
-        person.document_number_index = crypto.blind_index("document", number)
-        person.document_country = (identity.document_country or "LT").upper()
-        person.document_expiry = identity.document_expiry
-        try:
-            with transaction.atomic():
-                person.save(
-                    update_fields=[
-                        "document_type",
-                        "document_number_encrypted",
-                        "document_number_index",
-                        "document_country",
-                        "document_expiry",
-                    ]
-                )
-        except IntegrityError:
-            raise PersonError(_("This document is registered to another person.")) from None
+        _person_document_replace(identity, person, number, at=at)
     elif identity.document_expiry is not None and (
         person.document_expiry is None or identity.document_expiry > person.document_expiry
     ):
         # The same document, seen again with its expiry read anew.
         Person.objects.filter(pk=person.pk).update(document_expiry=identity.document_expiry)
         person.document_expiry = identity.document_expiry
-    return person
+
+
+def _person_document_replace(identity: IdentityDetails, person: Person, number: str, *, at: dt.datetime) -> None:
+    """The stored document goes to the person's history and the new one takes its place, if no one else has it."""
+    if identity.document_expiry is None:
+        raise PersonError(_("New document: enter its expiry date as in the document."))
+    if not (identity.given_names.strip() and identity.surnames.strip() and identity.date_of_birth):
+        raise PersonError(_("New document: enter the names and date of birth as in the document."))
+    PersonDocument.objects.create(
+        person=person,
+        document_type=person.document_type,
+        document_number_encrypted=person.document_number_encrypted,
+        document_country=person.document_country,
+        document_expiry=person.document_expiry,
+        replaced_at=at,
+    )
+    person.document_type = identity.document_type
+    person.document_number_encrypted = crypto.encrypt(number)
+    person.document_number_index = crypto.blind_index("document", number)
+    person.document_country = (identity.document_country or "LT").upper()
+    person.document_expiry = identity.document_expiry
+    try:
+        with transaction.atomic():
+            person.save(
+                update_fields=[
+                    "document_type",
+                    "document_number_encrypted",
+                    "document_number_index",
+                    "document_country",
+                    "document_expiry",
+                ]
+            )
+    except IntegrityError:
+        raise PersonError(_("This document is registered to another person.")) from None
 
 
 def person_personal_code(person: Person) -> str:
