@@ -8,7 +8,7 @@ from cashdesk import services
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from machines.models import Place
-from tests.cashdesk.conftest import unbalanced_items
+from tests.cashdesk.conftest import FLOAT, unbalanced_items
 from tests.factories import make_user
 from tickets.models import Ticket
 
@@ -97,3 +97,19 @@ def test_a_reversed_sale_voids_its_ticket_and_a_redeemed_one_is_not_reversed(api
     with pytest.raises(CashDeskError) as refused:
         services.reversal_approve(request=request, supervisor=supervisor)
     assert refused.value.code == "invalid_state"
+
+
+def test_a_reversal_is_not_approved_while_its_shift_is_handed_over(shift, cashier, cashier2, supervisor, stocked_vault):
+    """Found by the adversarial review of issue 21's first fix (four eyes on write-offs): a fill, drop or reversal
+    approved while a hand-over waited was written off to the incoming cashier, unasked.
+    """
+    sale = services.ticket_sell(shift=shift, user=cashier, amount=Decimal("50.00"))
+    reversal = services.reversal_request(original=sale, user=cashier, reason="wrong amount")
+    services.shift_handover(
+        shift=shift, user=cashier, counted={**FLOAT, "cash": FLOAT["cash"] + Decimal("50.00")}, next_cashier=cashier2
+    )
+
+    with pytest.raises(CashDeskError) as refused:
+        services.reversal_approve(request=reversal, supervisor=supervisor)
+
+    assert refused.value.code == "count_waiting"

@@ -5,9 +5,10 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from cashdesk import services
+from cashdesk import models, services
+from cashdesk.books import counterparty_balances, place_balances
 from cashdesk.errors import CashDeskError
-from cashdesk.models import Leg
+from cashdesk.models import Leg, Shift
 from machines.models import Place
 from tests.cashdesk.conftest import FLOAT
 from tests.factories import make_user
@@ -48,3 +49,23 @@ def test_a_transfer_of_a_closed_shift_is_not_approved(shift, cashier, supervisor
     with pytest.raises(CashDeskError) as refused:
         services.transfer_approve(transfer=fill, supervisor=supervisor)
     assert refused.value.code == "shift_closed"
+
+
+def test_a_transfer_is_not_approved_while_its_shift_is_handed_over(
+    shift, cashier, cashier2, supervisor, casino, desk, stocked_vault
+):
+    """Found by the adversarial review of issue 21's first fix (four eyes on write-offs): a fill, drop or reversal
+    approved while a hand-over waited was written off to the incoming cashier, unasked.
+    """
+    fill = services.transfer_request(shift=shift, user=cashier, direction="fill", amount=Decimal("1000.00"))
+    services.shift_handover(shift=shift, user=cashier, counted=FLOAT, next_cashier=cashier2)
+
+    with pytest.raises(CashDeskError) as refused:
+        services.transfer_approve(transfer=fill, supervisor=supervisor)
+
+    assert refused.value.code == "count_waiting"
+    assert place_balances(desk)["cash"] == FLOAT["cash"]
+    request = models.CountRequest.objects.get(shift=shift)
+    services.handover_take_over(request=request, user=cashier2, counted=FLOAT)
+    assert Shift.objects.filter(cashier=cashier2, closed_at__isnull=True).exists()
+    assert counterparty_balances(casino)["over_short"].get("cash", Decimal("0")) == 0
