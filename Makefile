@@ -13,7 +13,7 @@ TEST_ENV := SECRET_KEY=test-only-secret-key-not-for-production DATABASE_URL=$(TE
 	REGISTER_CHAIN_KEYS=test-only-register-chain-key-not-for-production
 DEMO_ENV := CASINO_DEMO=1 DEBUG=1
 
-.PHONY: install run simulate migrate demo worker lint typecheck test pytest check-deploy services system-packages clean
+.PHONY: install run simulate migrate demo worker lint typecheck test test-fast pytest check-deploy services system-packages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,12 @@ typecheck: install
 
 pytest: install
 	$(TEST_ENV) $(BIN)/pytest $(PYTEST_ARGS)
+
+# The inner loop: every test not marked slow, spread over the machine's cores (pytest-xdist; each worker gets its
+# own database, test_<name>_gw0, _gw1..., made afresh; kept databases would make the tests that walk ids from 1
+# slower at every run). No lint, no types, no slow tests: `make test` is what CI runs.
+test-fast: install
+	$(TEST_ENV) $(BIN)/pytest -n auto -m "not slow" $(PYTEST_ARGS)
 
 # The whole suite: lint, types, and every test on PostgreSQL. The Debian packages the tests need beyond
 # Python (Chromium, gettext, nginx, openssl) are checked first and installed if missing, in one line.

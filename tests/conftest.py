@@ -1,4 +1,5 @@
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,6 +125,21 @@ def _fast_password_hashing(settings: Any) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "real_second_factor: Client.force_login/login give no second factor")
+
+
+# --- Slow tests, left out of `make test-fast` --------------------------------
+
+# Every test in these folders is slow: tests/browser drives Chromium against a live server, tests/ops runs the
+# deployment (scripts, gunicorn, nginx, scratch databases). A new test there is slow without anyone marking it;
+# elsewhere a slow test says so in its own file (`pytestmark = pytest.mark.slow` or `@pytest.mark.slow`).
+SLOW_FOLDERS = [Path(__file__).parent / "browser", Path(__file__).parent / "ops"]
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.path.is_relative_to(folder) for folder in SLOW_FOLDERS):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -54,6 +54,7 @@ def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
     return _run(env, [sys.executable, "manage.py", *args])
 
 
+@pytest.mark.slow
 def test_production_settings_pass_check_deploy(tmp_path):
     result = _manage(
         {
@@ -73,18 +74,21 @@ def test_production_settings_pass_check_deploy(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_secret_key_is_required_outside_demo(tmp_path):
     result = _manage({"CASINO_VAR_DIR": str(tmp_path)}, "check")
     assert result.returncode != 0
     assert "SECRET_KEY is required" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_bad_setting_stops_the_process(tmp_path):
     result = _manage({"CASINO_DEMO": "1", "DEBUG": "sometimes", "CASINO_VAR_DIR": str(tmp_path)}, "check")
     assert result.returncode != 0
     assert "DEBUG='sometimes' is not a boolean" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env", "named"),
     [
@@ -110,6 +114,7 @@ def _program(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     return _run(env, [str(Path(sys.executable).parent / args[0]), *args[1:]], timeout=60)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [
@@ -136,6 +141,7 @@ def test_gunicorn_and_celery_say_a_configuration_error_in_one_line(tmp_path, com
     assert named in lines[0]
 
 
+@pytest.mark.slow
 def test_manage_py_without_django_says_how_to_run_it(tmp_path):
     result = subprocess.run(
         [sys.executable, "-S", "-I", "manage.py", "check"],  # no site-packages: as the system's python3 would be
@@ -188,6 +194,7 @@ with connection.cursor() as cursor:
 """
 
 
+@pytest.mark.slow
 def test_the_demo_sqlite_waits_for_a_lock_instead_of_failing(tmp_path):
     """`make run`'s SQLite: write-ahead log (readers never block the writer) and transactions that take the write
     lock when they begin, so a second writer waits its turn. With SQLite's default (a transaction takes the lock

@@ -89,3 +89,16 @@ def test_a_key_rotated_or_a_machine_disabled_after_working_is_refused_at_the_nex
     Machine.objects.filter(pk=machine.pk).update(status="out_of_service")
     disabled = working.post("/api/v1/tickets/issue", {**body, "request_id": "w4"}, content_type="application/json")
     assert (disabled.status_code, disabled.json()["code"]) == (403, "machine_disabled")
+
+
+def test_a_key_revoked_and_a_machine_moved_out_of_the_ticket_system_are_refused_at_once(api, machine):
+    """From the adversarial review of issue 15, where a replay ran its handler before the stored answer was found
+    (authentication read on every request).
+    """
+    assert api.issue().status_code == 201
+    Machine.objects.filter(pk=machine.pk).update(ticket_enrolled=False)
+    refused = api.issue()
+    assert (refused.status_code, refused.json()["code"]) == (403, "machine_disabled")
+    Machine.objects.filter(pk=machine.pk).update(ticket_enrolled=True, api_key_hash="0" * 64)
+    unknown = api.issue()
+    assert (unknown.status_code, unknown.json()["code"]) == (401, "unauthenticated")

@@ -1,10 +1,15 @@
+import re
 from decimal import Decimal
 
 import pytest
+from django.test import Client
 
 from cashdesk import services
-from machines.models import Place
-from tests.factories import make_user
+from cashdesk.models import Leg
+from machines.models import Machine, Place
+from staff.models import StaffAssignment
+from tests.conftest import MachineClient
+from tests.factories import MachineFactory, make_user
 
 FLOAT = {
     "cash": Decimal("20000.00"),
@@ -78,3 +83,81 @@ def person(db):
     from tests.factories import make_person
 
     return make_person()
+
+
+def unbalanced_items(casino):
+    """Every item's legs over the whole casino sum to zero."""
+    total = {}
+    for leg in Leg.objects.filter(casino=casino):
+        total[leg.item] = total.get(leg.item, Decimal(0)) + leg.amount
+    return {item: amount for item, amount in total.items() if amount}
+
+
+@pytest.fixture
+def kiosk(casino) -> Machine:
+    return MachineFactory(casino=casino, asset_number="K-01", kind=Machine.Kind.KIOSK)
+
+
+@pytest.fixture
+def kiosk_api(kiosk) -> MachineClient:
+    return MachineClient(kiosk)
+
+
+@pytest.fixture
+def stocked_kiosk(kiosk, stocked_vault, floor, supervisor) -> Machine:
+    from tests.cashdesk.test_kiosks import fill  # imported here: test_kiosks imports this conftest
+
+    fill(kiosk, floor, supervisor, amount="1000.00")
+    return kiosk
+
+
+MONEY = re.compile(r"€\s?\d")
+
+
+def logged_in_client(user, casino, *, raise_errors: bool = False) -> Client:
+    StaffAssignment.objects.get_or_create(user=user, casino=casino)
+    client = Client(raise_request_exception=raise_errors)
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def desk_client(shift, cashier, casino):
+    return logged_in_client(cashier, casino)
+
+
+def count_form_data(**overrides):
+    data = {item: str(value) for item, value in FLOAT.items()}
+    data.update({k: str(v) for k, v in overrides.items()})
+    return data
+
+
+BAD_DAYS = [
+    "0000-00-00",
+    "9999-12-31",
+    "0001-01-01",
+    "1999-12-31",
+    "3000-01-01",
+    "2024-02-30",
+    "2024-13-01",
+    "x" * 20_000,
+    "2024-01-01\x00",
+    "\x00",
+    "\u0662\u0660\u0662\u0664-\u0660\u0661-\u0660\u0661"  # Arabic-Indic digits,
+    "\uff12\uff10\uff12\uff14-\uff10\uff11-\uff10\uff11"  # full-width digits,
+    " 2024-01-01 ",
+    "2024-1-1",
+    "+2024-01-01",
+    "20240101",
+    "2024-W01-1",
+    "2024-01-01T00:00",
+    "-1",
+]
+
+
+REPORTS = ["daily", "liability", "exceptions", "books", "overshort", "machines", "desks"]
+
+
+@pytest.fixture
+def reports_client(manager, casino):
+    return logged_in_client(manager, casino)

@@ -24,6 +24,9 @@ from cashdesk.items import ALL_ITEMS, DENOMINATIONS
 from cashdesk.models import CashTransaction, Leg, MachineReceipt, Shift, ShiftCount, ShiftCountLine
 from machines.models import Casino, Place
 
+# Migrates the test database back to cashdesk 0006 and forward again: a long run.
+pytestmark = pytest.mark.slow
+
 OLD_CASHDESK = ("cashdesk", "0006_liability_snapshot")
 GUARDS = ("cashdesk", "0009_books_guards")
 ZERO = Decimal("0.00")

@@ -12,7 +12,7 @@ from django.utils import timezone
 from cashdesk import models, services
 from cashdesk.books import counterparty_balances, place_balances
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashTransaction, Shift, TransactionKind
+from cashdesk.models import CashTransaction, Shift, ShiftCount, TransactionKind
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from machines.models import Machine
 from tests.cashdesk.conftest import FLOAT, VAULT_CASH
@@ -172,3 +172,55 @@ def test_a_rejected_opening_count_calls_the_shift_off_to_be_opened_again(shift, 
     again = services.shift_open(desk=desk, cashier=cashier2, counted=FLOAT)
     assert again.pk != reopened.pk
     assert place_balances(desk)["cash"] == Decimal("20000.00")
+
+
+def test_differences_split_into_counts_within_the_limit_wait_once_their_sum_passes_it(
+    stocked_vault, supervisor, casino
+):
+    """Found by the adversarial review of issue 21's first fix (four eyes on write-offs): a write-off split into counts
+    each within the limit posted at once, however large the sum.
+    """
+    assert casino.count_approval_limit == Decimal("100.00")
+    first = services.vault_count(vault=stocked_vault, user=supervisor, counted={"cash": VAULT_CASH - Decimal("60.00")})
+    assert isinstance(first, ShiftCount)
+
+    second = services.vault_count(
+        vault=stocked_vault, user=supervisor, counted={"cash": VAULT_CASH - Decimal("120.00")}
+    )
+
+    assert isinstance(second, models.CountRequest)
+    assert place_balances(stocked_vault)["cash"] == VAULT_CASH - Decimal("60.00")
+
+
+def test_a_count_approved_by_a_second_supervisor_does_not_count_towards_the_next(
+    stocked_vault, supervisor, supervisor2
+):
+    """Found by the adversarial review of issue 21's first fix (four eyes on write-offs): a write-off split into counts
+    each within the limit posted at once, however large the sum.
+    """
+    services.vault_count(vault=stocked_vault, user=supervisor, counted={"cash": VAULT_CASH - Decimal("500.00")})
+    services.count_request_approve(request=models.CountRequest.objects.get(status="waiting"), supervisor=supervisor2)
+
+    later = services.vault_count(vault=stocked_vault, user=supervisor, counted={"cash": VAULT_CASH - Decimal("550.00")})
+
+    assert isinstance(later, ShiftCount)
+
+
+def test_the_vault_count_form_sent_twice_posts_once(stocked_vault, supervisor, supervisor2, shift, cashier):
+    """Found by the adversarial review of issue 21's first fix (four eyes on write-offs): the vault count form sent
+    twice posted a second count (its key was kept only when the count waited).
+    """
+    key = "k" * 32
+    first = services.vault_count(
+        vault=stocked_vault, user=supervisor, counted={"cash": VAULT_CASH - Decimal("50.00")}, operation_key=key
+    )
+    drop = services.transfer_request(shift=shift, user=cashier, direction="drop", amount=Decimal("80.00"))
+    services.transfer_approve(transfer=drop, supervisor=supervisor2)
+
+    again = services.vault_count(
+        vault=stocked_vault, user=supervisor, counted={"cash": VAULT_CASH - Decimal("50.00")}, operation_key=key
+    )
+
+    assert again == first
+    assert ShiftCount.objects.filter(desk=stocked_vault, kind="vault").count() == 2  # the stocking and this one
+    assert place_balances(stocked_vault)["cash"] == VAULT_CASH - Decimal("50.00") + Decimal("80.00")

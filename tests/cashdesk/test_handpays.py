@@ -287,6 +287,7 @@ def test_the_desk_form_says_a_mistyped_number_plainly(casino, shift, cashier):
 BEFORE_HANDPAYS = ("cashdesk", "0013_leg_count_in_bigint")
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_receipts_written_before_handpays_keep_their_printed_numbers():
     from django.db import connection

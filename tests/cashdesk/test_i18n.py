@@ -22,10 +22,12 @@ from tests.i18n_words import english_in, english_words
 ROOT = Path(settings.BASE_DIR)
 
 
+@pytest.mark.slow
 def test_the_catalogs_are_complete_and_compiled():
     call_command("translations", "--check")  # raises CommandError naming what is missing
 
 
+@pytest.mark.slow
 def test_the_check_fails_on_a_text_nobody_translated(tmp_path):
     copy_sources(ROOT, tmp_path)
     page = tmp_path / "templates" / "new_page.html"
@@ -34,6 +36,7 @@ def test_the_check_fails_on_a_text_nobody_translated(tmp_path):
         call_command("translations", "--check", "--root", str(tmp_path))
 
 
+@pytest.mark.slow
 def test_the_check_fails_on_a_fuzzy_or_empty_translation(tmp_path):
     copy_sources(ROOT, tmp_path)
     catalog = polib.pofile(str(po_path(tmp_path, "lt")))
@@ -192,6 +195,7 @@ def test_the_machine_api_always_answers_in_english(api, settings):
     assert not re.search(r"[ąčęėįšųūž]", response.content.decode(), re.IGNORECASE)
 
 
+@pytest.mark.slow
 def test_update_extracts_new_texts_fills_english_and_leaves_lithuanian_to_translate(tmp_path):
     copy_sources(ROOT, tmp_path)
     (tmp_path / "templates" / "new_page.html").write_text('{% load i18n %}{% translate "Weigh the zebra crate" %}\n')

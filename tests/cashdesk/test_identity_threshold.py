@@ -10,6 +10,7 @@ from stdnum import damm
 from cashdesk import services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction, MachineReceipt
+from compliance.models import RegisterEntry
 from tests.factories import make_user
 
 
@@ -115,3 +116,30 @@ def test_receipt_numbers_are_random_with_a_check_digit_and_distinct(api, floor):
     assert len(set(numbers)) == 3
     assert all(len(n) == 13 and n.isdigit() and damm.is_valid(n) for n in numbers)
     assert MachineReceipt.objects.count() == 3
+
+
+def test_slot_tokens_above_the_threshold_need_the_person_and_go_in_the_register(shift, cashier, person):
+    """Money-core defect found by trying the desk as a cashier, a supervisor and an attacker would (slot tokens above
+    the threshold with nobody identified); it failed before the money core was rebuilt.
+    """
+    with pytest.raises(CashDeskError) as refused:
+        services.tokens_cashout(shift=shift, user=cashier, count=1001)
+    assert refused.value.code == "identity_required"
+    with pytest.raises(CashDeskError):
+        services.tokens_buy(shift=shift, user=cashier, count=1001)
+
+    tx = services.tokens_cashout(shift=shift, user=cashier, count=1001, person=person)
+    entry = RegisterEntry.objects.get(transaction_id=tx.pk)
+    assert (entry.kind, entry.amount) == ("tokens_cashout", Decimal("1001.00"))
+
+
+def test_slot_tokens_count_towards_the_linked_day_alerts(shift, cashier, person, casino):
+    """Money-core defect found by trying the desk as a cashier, a supervisor and an attacker would (slot tokens above
+    the threshold with nobody identified); it failed before the money core was rebuilt.
+    """
+    from compliance.models import Alert
+
+    services.tokens_cashout(shift=shift, user=cashier, count=990, person=person)
+    services.tokens_cashout(shift=shift, user=cashier, count=990, person=person)
+    services.tokens_buy(shift=shift, user=cashier, count=100, person=person)
+    assert Alert.objects.filter(kind="due_diligence", person=person).exists()

@@ -14,6 +14,7 @@ import pypdfium2.raw as pdfium_c
 import pytest
 from django.db import transaction
 from django.utils import translation
+from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk import printing, services
@@ -27,6 +28,7 @@ from compliance.models import RegisterEntry
 from compliance.printing import register_extract_pdf
 from compliance.services import register_head
 from machines.models import Machine, Place
+from tests.cashdesk.conftest import FLOAT
 from tests.cashdesk.test_printing import decode_barcodes
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_person, make_user
@@ -362,3 +364,89 @@ def test_voucher_at_the_limits_of_every_field(paper, api):
         save_for_eyes(f"voucher-limits-{language}", data)
         assert_laid_out(data, "999 999 999,999 EUR", "cento", "cent", "KOPIJA")
     assert decode_barcodes(data) == [("ITF", number)]  # the bars gave up height, never their reading
+
+
+ONE_WORD_NAME = "Ž" * 120  # the longest casino name, with no space to break at
+
+
+ONE_WORD_ADDRESS = "Ozo" + "-" * 100 + "W" * 152  # 255 characters, hyphens then a wall of wide letters
+
+
+@pytest.fixture
+def hostile(casino):
+    casino.name = ONE_WORD_NAME
+    casino.address = ONE_WORD_ADDRESS
+    casino.max_ticket_amount = Decimal("9999999999.99")
+    casino.save()
+    desk = Place.objects.create(
+        casino=casino, code="K1", name="W" * 64, cash_limit=Decimal("9999999999.99"), cash_limit_enforced=False
+    )
+    cashier = make_user("w" * 150, "cashier")
+    shift = services.shift_open(desk=desk, cashier=cashier, counted=FLOAT)
+    return {"casino": casino, "desk": desk, "cashier": cashier, "shift": shift}
+
+
+def _bar_heights(monkeypatch) -> list[float]:
+    heights: list[float] = []
+    draw = printing.draw_barcode
+
+    def recording(canvas, kind, text, *, x, y, width, height):
+        heights.append(height)
+        draw(canvas, kind, text, x=x, y=y, width=width, height=height)
+
+    monkeypatch.setattr(printing, "draw_barcode", recording)
+    return heights
+
+
+def test_the_voucher_with_unbreakable_names_is_printed(hostile):
+    """From the adversarial review of the issue 12 change (paper with hostile texts): a probe a careless or hostile user
+    could hit, kept as a regression test.
+    """
+    person = make_person()
+    tx = services.ticket_sell(
+        shift=hostile["shift"], user=hostile["cashier"], amount=Decimal("999999999.99"), person=person
+    )
+    for copy in (False, True):
+        data = printing.voucher_pdf(tx.ticket, copy=copy)
+        assert data.startswith(b"%PDF")
+
+
+def _sold(hostile):
+    return services.ticket_sell(
+        shift=hostile["shift"], user=hostile["cashier"], amount=Decimal("999999999.99"), person=make_person()
+    )
+
+
+def test_the_vouchers_bars_keep_8_mm_with_long_names_in_capitals(hostile, monkeypatch):
+    """From the adversarial review of the issue 12 change (paper with hostile texts): a probe a careless or hostile user
+    could hit, kept as a regression test.
+    """
+    heights = _bar_heights(monkeypatch)
+    hostile["casino"].name = "KAZINO „DIDŽIOJI LIETUVOS KUNIGAIKŠTYSTĖ“ VILNIAUS AKROPOLIS ANTRAS AUKŠTAS VIP SALĖ"
+    hostile["casino"].address = "OZO G. 25, ŠEŠKINĖS SENIŪNIJA, LT-07150 VILNIUS, LIETUVOS RESPUBLIKA " * 3
+    hostile["casino"].save()
+    Place.objects.filter(pk=hostile["desk"].pk).update(
+        name="PAGRINDINĖ KASA ANTRAME AUKŠTE PRIE VIP SALĖS ĮĖJIMO NR. 12 ŠIAURĖ"[:64]
+    )
+    printing.voucher_pdf(_sold(hostile).ticket, copy=True)
+    assert heights
+    assert min(heights) >= 8 * mm - 0.01, [h / mm for h in heights]
+
+
+def test_the_vouchers_bars_keep_8_mm_with_unbroken_names(hostile, monkeypatch):
+    """From the adversarial review of the issue 12 change (paper with hostile texts): a probe a careless or hostile user
+    could hit, kept as a regression test.
+    """
+    heights = _bar_heights(monkeypatch)
+    printing.voucher_pdf(_sold(hostile).ticket, copy=True)
+    assert heights
+    assert min(heights) >= 8 * mm - 0.01, [h / mm for h in heights]
+
+
+def test_the_receipt_and_the_x_report_with_unbreakable_names_are_printed(hostile):
+    """From the adversarial review of the issue 12 change (paper with hostile texts): a probe a careless or hostile user
+    could hit, kept as a regression test.
+    """
+    tx = services.chips_buy(shift=hostile["shift"], user=hostile["cashier"], chips={"chip_1": 3})
+    assert printing.receipt_pdf(tx).startswith(b"%PDF")
+    assert printing.shift_report_pdf(hostile["shift"]).startswith(b"%PDF")

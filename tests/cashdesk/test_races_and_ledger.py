@@ -7,12 +7,13 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from cashdesk import services
+from cashdesk.books import counterparty_balances, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS
-from cashdesk.models import Leg
+from cashdesk.models import Leg, Shift
 from machines.models import Place
 from tests.api.test_races import ticket_gate
-from tests.cashdesk.conftest import FLOAT
+from tests.cashdesk.conftest import FLOAT, unbalanced_items
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
 from tests.races import race
@@ -147,3 +148,22 @@ def test_a_balanced_set_of_legs_written_with_sql_is_accepted(shift, cashier):
         )
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     assert Leg.objects.filter(transaction=tx).count() == 6
+
+
+def test_counterparties_and_places_balance_after_a_mixed_day(api, shift, cashier, supervisor, floor, vault, casino):
+    """From the adversarial review of the rebuilt money core: a guard of behaviour that held."""
+    services.vault_count(vault=vault, user=supervisor, counted={"cash": Decimal("50000.00")})
+    services.ticket_payout(shift=shift, user=cashier, validation_number=api.issued_ticket("12.345"))
+    services.chips_buy(shift=shift, user=cashier, chips={"chip_0_50": 3})
+    services.smartcard_payout(shift=shift, user=cashier, card_number="Z1", credits=Decimal("3.333"), card_counter=1)
+    receipt = services.machine_receipt_record(machine=api.machine, amount=Decimal("7.00"), reason="x", user=floor)
+    services.machine_receipt_pay(shift=shift, user=cashier, number=receipt.number, check_code=receipt.check_code)
+    waiting = services.shift_close(shift=shift, user=cashier, counted={**FLOAT, "cash": Decimal("19000.00")})
+    assert unbalanced_items(casino) == {}
+    services.count_request_approve(request=waiting, supervisor=supervisor)  # short by more than the limit
+    assert unbalanced_items(casino) == {}
+    parties = counterparty_balances(casino)
+    assert parties["tickets"]["cash"] == Decimal("12.35")
+    assert parties["smartcards"]["cash"] == Decimal("3.34")
+    assert place_balances(shift.desk)["cash"] == Decimal("19000.00")
+    assert Shift.objects.get(pk=shift.pk).closed_at is not None

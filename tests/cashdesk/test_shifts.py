@@ -7,6 +7,7 @@ from cashdesk import services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import Shift, ShiftCount
 from tests.cashdesk.conftest import FLOAT
+from tickets.models import Ticket
 
 
 def test_open_records_the_float_as_the_opening_count(shift):
@@ -98,3 +99,20 @@ def test_next_opening_is_compared_with_what_the_last_shift_left(shift, cashier, 
     cash_line = reopened.counts.get(kind="opening").lines.get(item="cash")
     assert cash_line.expected_amount == Decimal("20000.00")
     assert cash_line.variance == Decimal("-50.00")
+
+
+def test_another_cashier_cannot_work_the_shift_and_a_floor_attendant_cannot_either(
+    api, shift, cashier2, floor, supervisor
+):
+    """From the adversarial review of the rebuilt money core: a guard of behaviour that held."""
+    number = api.issued_ticket("10.00")
+    with pytest.raises(CashDeskError) as refused:
+        services.ticket_payout(shift=shift, user=cashier2, validation_number=number)
+    assert refused.value.code == "not_your_shift"
+    with pytest.raises(CashDeskError):
+        services.chips_buy(shift=shift, user=supervisor, chips={"chip_5": 1})
+    with pytest.raises(CashDeskError):
+        services.shift_close(shift=shift, user=cashier2, counted=FLOAT)
+    with pytest.raises(CashDeskError):
+        services.transfer_request(shift=shift, user=floor, direction="drop", amount=Decimal("10.00"))
+    assert Ticket.objects.get(validation_number=number).state == "issued"

@@ -6,7 +6,11 @@ import time_machine
 
 from cashdesk import services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashTransaction
+from cashdesk.models import CashTransaction, HoldCase
+from machines.models import Place
+from tests.cashdesk.conftest import unbalanced_items
+from tests.factories import make_user
+from tests.races import race
 from tickets.models import Ticket, TicketEvent
 
 
@@ -137,3 +141,67 @@ def test_desk_cannot_pay_more_cash_than_it_holds(api, shift, cashier, person):
         _pay(shift, cashier, third, person=person)
     assert refused.value.code == "insufficient_stock"
     assert Ticket.objects.get(validation_number=third).state == "issued"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_ticket_paid_and_held_at_two_desks_at_once_has_one_outcome(casino, make_api):
+    """From the adversarial review of the rebuilt money core: a guard of behaviour that held."""
+    api = make_api(asset_number="7001")
+    number = api.issued_ticket("80.00")
+    ticket = Ticket.objects.get(validation_number=number)
+    cashiers = [make_user("t-a", "cashier"), make_user("t-b", "cashier"), make_user("t-c", "cashier")]
+    desks = [Place.objects.create(casino=casino, code=f"P{i}", name=f"P{i}") for i in range(3)]
+    shifts = [
+        services.shift_open(desk=d, cashier=c, counted={"cash": Decimal("1000.00")})
+        for d, c in zip(desks, cashiers, strict=True)
+    ]
+    calls = [
+        lambda: services.ticket_payout(shift=shifts[0], user=cashiers[0], validation_number=number),
+        lambda: services.ticket_payout(shift=shifts[1], user=cashiers[1], validation_number=number),
+        lambda: services.ticket_hold(shift=shifts[2], user=cashiers[2], validation_number=number, reason="damage"),
+    ]
+    results = race(calls, gate=("SELECT id FROM tickets_ticket WHERE id = %s FOR UPDATE", [ticket.pk]))
+    wins = [r for r in results if not isinstance(r, Exception)]
+    assert len(wins) == 1, results
+    assert all(isinstance(r, CashDeskError) for r in results if r not in wins), results
+    assert CashTransaction.objects.filter(kind="ticket_payout").count() <= 1
+    assert unbalanced_items(casino) == {}
+
+
+def test_a_ticket_of_another_casino_is_not_paid(shift, cashier, other_casino):
+    """From the adversarial review of the rebuilt money core: a guard of behaviour that held."""
+    from tests.conftest import MachineClient
+    from tests.factories import MachineFactory
+
+    foreign = MachineClient(MachineFactory(casino=other_casino, asset_number="9001"))
+    number = foreign.issued_ticket("20.00")
+    with pytest.raises(CashDeskError) as refused:
+        services.ticket_payout(shift=shift, user=cashier, validation_number=number)
+    assert refused.value.code == "not_found"
+    with pytest.raises(CashDeskError):
+        services.ticket_hold(shift=shift, user=cashier, validation_number=number, reason="damage")
+    assert Ticket.objects.get(validation_number=number).state == "issued"
+
+
+def test_a_ticket_number_in_other_scripts_digits_is_not_read(api, shift, cashier):
+    """From the adversarial review of the rebuilt money core: a guard of behaviour that held."""
+    number = api.issued_ticket("20.00")
+    arabic = "".join(chr(ord(c) - ord("0") + 0x0660) for c in number)
+    with pytest.raises(CashDeskError) as refused:
+        services.ticket_payout(shift=shift, user=cashier, validation_number=arabic)
+    assert refused.value.code == "invalid_number"
+
+
+def test_a_ticket_being_redeemed_by_a_machine_is_neither_held_nor_paid(api, make_api, shift, cashier):
+    """From the adversarial review of the rebuilt money core: a guard of behaviour that held."""
+    number = api.issued_ticket("30.00")
+    other = make_api(asset_number="1002")
+    assert other.authorize(number).status_code == 200
+    for action in (
+        lambda: services.ticket_hold(shift=shift, user=cashier, validation_number=number, reason="damage"),
+        lambda: services.ticket_payout(shift=shift, user=cashier, validation_number=number),
+    ):
+        with pytest.raises(CashDeskError) as refused:
+            action()
+        assert refused.value.code == "pending_elsewhere"
+    assert not HoldCase.objects.exists()

@@ -169,6 +169,7 @@ def test_a_correction_is_signed_too(shift, cashier, person, casino, compliance):
 BEFORE_KEYING = ("compliance", "0006_person_last_seen")
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_upgrade_seals_the_unkeyed_entries_and_the_seal_catches_a_rewrite(casino, shift, cashier, person):
     from compliance.models import RegisterSeal
@@ -344,18 +345,21 @@ def _check(**env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_production_refuses_to_start_without_the_register_key():
     result = _check()
     assert result.returncode != 0
     assert "REGISTER_CHAIN_KEYS is required" in result.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_production_refuses_a_short_register_key():
     result = _check(REGISTER_CHAIN_KEYS="short")
     assert result.returncode != 0
     assert "at least 32 characters" in result.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_the_demo_has_a_built_in_register_key():
     assert _check(CASINO_DEMO="1").returncode == 0
 

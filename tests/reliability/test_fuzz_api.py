@@ -36,6 +36,9 @@ from tests.factories import MachineFactory, key_for
 from tickets.api.moments import EARLIEST
 from tickets.api.serializers import MOMENT_PATTERN, PRESENTED_NUMBER_PATTERN, TEXT_PATTERN
 
+# Fuzzing: thousands of generated requests, a long run.
+pytestmark = pytest.mark.slow
+
 SEED = 20261204
 # 10 operations x 60 in the positive and negative fuzzing phases (plus the examples and coverage phases) and
 # STATEFUL_RUNS scenarios of at most STATEFUL_STEPS calls: about two minutes on two cores.

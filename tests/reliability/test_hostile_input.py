@@ -172,6 +172,7 @@ def role_clients(casino):
     return result
 
 
+@pytest.mark.slow
 def test_every_page_and_form_of_the_role_table_takes_hostile_values_without_a_5xx(role_clients):
     """Each URL of the role table (tests/reliability/test_security.py) as a role it admits: the page, then
     each of its forms (and the URL itself for POST-only URLs) with every field set to each hostile value,

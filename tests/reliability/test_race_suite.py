@@ -26,6 +26,7 @@ ATTEMPTS_PER_CASHIER = 250  # 2 x 250 = 500 cash-desk attempts
 OPENING_CASH = Decimal("1000000.00")
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_no_ticket_is_paid_twice_under_a_storm_of_attempts(casino):
     assert connection.vendor == "postgresql"

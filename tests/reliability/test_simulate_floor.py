@@ -29,6 +29,9 @@ from tickets.management.commands.simulate_floor import Api
 from tickets.models import Ticket
 from tickets.reconciliation import reconcile_day, reconcile_window
 
+# The floor simulator against servers it starts (gunicorn, a throwaway PostgreSQL, a local HTTP server).
+pytestmark = pytest.mark.slow
+
 DATABASE = "casino_simulate_floor"
 
 # --- reconcile_window, which the simulator reconciles its run with ----------------------------------------------
@@ -260,7 +263,6 @@ def _kiosk_rows(output: str) -> dict[tuple[str, str], tuple[str, str, str]]:
     return {(asset, meter): rest for asset, meter, *rest in ROW.findall(output) if asset.startswith("9")}
 
 
-@pytest.mark.slow
 def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(server):
     code, output = _simulate(server)
     assert code == 0, output[-3000:]
@@ -374,7 +376,6 @@ def demo(tmp_path: Path) -> Iterator[dict[str, Any]]:
                 process.kill()
 
 
-@pytest.mark.slow
 def test_the_demo_simulates_a_floor_with_faults_ten_runs_in_a_row_on_sqlite(demo):
     for seed in SEEDS:
         command = [

@@ -1209,6 +1209,7 @@ class CashDeskMachine(RuleBasedStateMachine):
         assert reports.outstanding_liability(self.casino, later)["amount"] == expected
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_random_sequences_keep_every_invariant() -> None:
     run_state_machine_as_test(
