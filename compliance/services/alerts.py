@@ -35,101 +35,113 @@ def alerts_evaluate(*, operation: CashOperation, identification: Identification 
     """Linked-day totals, self-excluded payouts and structuring; inside the money's transaction.
 
     The desk's other transactions are read through the operation history the
-    project configures (compliance never imports the desk).
+    desk provides (compliance never imports the desk).
     """
-    history = operation_history()
+    casino = operation.casino
+    raised: list[Alert | None] = []
+    if identification is not None:
+        raised += _person_alerts(operation=operation, identification=identification)
+    low = (casino.identity_threshold * casino.structuring_ratio).quantize(Decimal("0.01"))
+    just_under = low <= operation.amount <= casino.identity_threshold
+    if operation.kind in PURCHASE_KINDS | PAYOUT_KINDS and just_under:
+        raised += [_structuring_at_the_desk(operation=operation, low=low)]
+        machine_id = operation.ticket_machine_id if operation.kind in TICKET_CASH_PAYOUT_KINDS else None
+        if machine_id is not None:
+            raised += [_structuring_at_the_machine(operation=operation, machine_id=machine_id, low=low)]
+    if identification is None and operation.kind in STRUCTURING_KINDS and just_under:
+        raised += [_structuring_across_desks(operation=operation, low=low)]
+    return [alert for alert in raised if alert is not None]
+
+
+def _person_alerts(*, operation: CashOperation, identification: Identification) -> list[Alert | None]:
+    """The person's linked-day total against the due-diligence and FCIS thresholds; a payout to a self-excluded
+    person."""
     casino = operation.casino
     day = casino.gaming_day(operation.at)
-    raised: list[Alert] = []
-    if identification is not None:
-        begin, finish = casino.gaming_day_bounds(day)
-        total = history.person_total(casino=casino, person_id=identification.person.pk, since=begin, until=finish)
+    begin, finish = casino.gaming_day_bounds(day)
+    person = identification.person
+    total = operation_history().person_total(casino=casino, person_id=person.pk, since=begin, until=finish)
+    raised = [
+        _raise_alert(
+            casino=casino,
+            kind=kind,
+            person=person,
+            gaming_day=day,
+            amount=total,
+            details={"transaction": operation.transaction_id, "threshold": str(threshold)},
+        )
         for kind, threshold in (
             (Alert.Kind.DUE_DILIGENCE, casino.due_diligence_threshold),
             (Alert.Kind.FCIS_REPORT, casino.fcis_report_threshold),
-        ):
-            if total >= threshold:
-                alert = _raise_alert(
-                    casino=casino,
-                    kind=kind,
-                    person=identification.person,
-                    gaming_day=day,
-                    amount=total,
-                    details={"transaction": operation.transaction_id, "threshold": str(threshold)},
-                )
-                if alert:
-                    raised.append(alert)
-        if identification.self_excluded and operation.kind in PAYOUT_KINDS:
-            alert = _raise_alert(
+        )
+        if total >= threshold
+    ]
+    if identification.self_excluded and operation.kind in PAYOUT_KINDS:
+        raised.append(
+            _raise_alert(
                 casino=casino,
                 kind=Alert.Kind.SELF_EXCLUDED_PAYOUT,
-                person=identification.person,
+                person=person,
                 gaming_day=day,
                 amount=operation.amount,
                 desk_id=operation.desk_id,
                 details={"transaction": operation.transaction_id},
             )
-            if alert:
-                raised.append(alert)
-    low = (casino.identity_threshold * casino.structuring_ratio).quantize(Decimal("0.01"))
-    if operation.kind in PURCHASE_KINDS | PAYOUT_KINDS and low <= operation.amount <= casino.identity_threshold:
-        window = dt.timedelta(minutes=casino.structuring_window_minutes)
-        near = history.desk_amounts(
-            desk_id=operation.desk_id,
-            low=low,
-            high=casino.identity_threshold,
-            since=operation.at - window,
-            until=operation.at,
         )
-        recent_alert = Alert.objects.filter(
-            kind=Alert.Kind.STRUCTURING_DESK, desk_id=operation.desk_id, created_at__gt=timezone.now() - window
-        ).exists()
-        if len(near) >= casino.structuring_count and not recent_alert:
-            alert = _raise_alert(
-                casino=casino,
-                kind=Alert.Kind.STRUCTURING_DESK,
-                desk_id=operation.desk_id,
-                gaming_day=day,
-                amount=sum((amount for _pk, amount in near), Decimal("0")),
-                details={"transactions": sorted(pk for pk, _amount in near)},
-            )
-            if alert:
-                raised.append(alert)
-        machine_id = operation.ticket_machine_id if operation.kind in TICKET_CASH_PAYOUT_KINDS else None
-        if machine_id is not None:
-            machine_window = dt.timedelta(hours=casino.machine_structuring_window_hours)
-            cashed = history.machine_ticket_amounts(
-                casino=casino,
-                machine_id=machine_id,
-                low=low,
-                high=casino.identity_threshold,
-                since=operation.at - machine_window,
-                until=operation.at,
-            )
-            recent_machine_alert = Alert.objects.filter(
-                kind=Alert.Kind.STRUCTURING_MACHINE,
-                machine_id=machine_id,
-                created_at__gt=timezone.now() - machine_window,
-            ).exists()
-            if len(cashed) >= casino.structuring_count and not recent_machine_alert:
-                alert = _raise_alert(
-                    casino=casino,
-                    kind=Alert.Kind.STRUCTURING_MACHINE,
-                    machine_id=machine_id,
-                    gaming_day=day,
-                    amount=sum((amount for _pk, amount in cashed), Decimal("0")),
-                    details={"transactions": sorted(pk for pk, _amount in cashed)},
-                )
-                if alert:
-                    raised.append(alert)
-    if (
-        identification is None
-        and operation.kind in STRUCTURING_KINDS
-        and low <= operation.amount <= casino.identity_threshold
-        and (alert := _structuring_across_desks(operation=operation, low=low)) is not None
-    ):
-        raised.append(alert)
     return raised
+
+
+def _structuring_at_the_desk(*, operation: CashOperation, low: Decimal) -> Alert | None:
+    """Several transactions just under the threshold at one desk within the window (one alert per window)."""
+    casino = operation.casino
+    window = dt.timedelta(minutes=casino.structuring_window_minutes)
+    near = operation_history().desk_amounts(
+        desk_id=operation.desk_id,
+        low=low,
+        high=casino.identity_threshold,
+        since=operation.at - window,
+        until=operation.at,
+    )
+    recent_alert = Alert.objects.filter(
+        kind=Alert.Kind.STRUCTURING_DESK, desk_id=operation.desk_id, created_at__gt=timezone.now() - window
+    ).exists()
+    if len(near) < casino.structuring_count or recent_alert:
+        return None
+    return _raise_alert(
+        casino=casino,
+        kind=Alert.Kind.STRUCTURING_DESK,
+        desk_id=operation.desk_id,
+        gaming_day=casino.gaming_day(operation.at),
+        amount=sum((amount for _pk, amount in near), Decimal("0")),
+        details={"transactions": sorted(pk for pk, _amount in near)},
+    )
+
+
+def _structuring_at_the_machine(*, operation: CashOperation, machine_id: int, low: Decimal) -> Alert | None:
+    """Tickets of one machine cashed just under the threshold within the machine's window (one alert per window)."""
+    casino = operation.casino
+    window = dt.timedelta(hours=casino.machine_structuring_window_hours)
+    cashed = operation_history().machine_ticket_amounts(
+        casino=casino,
+        machine_id=machine_id,
+        low=low,
+        high=casino.identity_threshold,
+        since=operation.at - window,
+        until=operation.at,
+    )
+    recent_alert = Alert.objects.filter(
+        kind=Alert.Kind.STRUCTURING_MACHINE, machine_id=machine_id, created_at__gt=timezone.now() - window
+    ).exists()
+    if len(cashed) < casino.structuring_count or recent_alert:
+        return None
+    return _raise_alert(
+        casino=casino,
+        kind=Alert.Kind.STRUCTURING_MACHINE,
+        machine_id=machine_id,
+        gaming_day=casino.gaming_day(operation.at),
+        amount=sum((amount for _pk, amount in cashed), Decimal("0")),
+        details={"transactions": sorted(pk for pk, _amount in cashed)},
+    )
 
 
 def _structuring_across_desks(*, operation: CashOperation, low: Decimal) -> Alert | None:
