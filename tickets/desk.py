@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from casino_office.money import cash_payout, format_money
+from machines.models import Place
 from tickets.exceptions import TicketNotFound, TicketRefused
 from tickets.models import FINAL_STATES, Ticket, TicketEvent, TicketEventKind, TicketState, TicketType
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
@@ -152,7 +153,7 @@ def ticket_redeem_in_cash(
         )
 
 
-def ticket_sell_at_desk(*, issuing_desk: Any, sequence: int, amount: Decimal, at: dt.datetime) -> Ticket:
+def ticket_sell_at_desk(*, issuing_desk: Place, sequence: int, amount: Decimal, at: dt.datetime) -> Ticket:
     """A new ticket sold for cash: issued by the desk and valid at once, printed as a voucher."""
     casino = issuing_desk.casino
     if amount > casino.max_ticket_amount:
@@ -177,7 +178,7 @@ def ticket_sold_event(*, ticket: Ticket, user: User, at: dt.datetime, receipt: s
     record_ticket_event(ticket, TicketEventKind.SOLD, at=at, user=user, details={"receipt": receipt})
 
 
-def ticket_hold(*, ticket: Ticket, user: User, reason: str, note: str, at: dt.datetime, case: int) -> None:
+def ticket_move_to_hold(*, ticket: Ticket, user: User, reason: str, note: str, at: dt.datetime, case: int) -> None:
     """Put a presented ticket on hold. Only a ticket that may be paid now (or looks payable but is suspected)."""
     refusal = ticket_cash_refusal(ticket, at)
     if refusal is not None:
@@ -248,7 +249,7 @@ def ticket_hold_decided(
     )
 
 
-def ticket_void(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | None = None) -> Ticket:
+def ticket_move_to_void(*, ticket: Ticket, user: User, reason: str, at: dt.datetime | None = None) -> Ticket:
     """Void a ticket that must never be paid (issued or never printed): a supervisor's act, or a sale reversed."""
     at = at or timezone.now()
     if ticket.state not in (TicketState.ISSUED, TicketState.PENDING_PRINT):
@@ -309,7 +310,7 @@ def _not_taken_refusal(ticket: Ticket, dispensed: KioskDispensed | None) -> str:
     return ""
 
 
-def ticket_resolve_stuck(
+def ticket_settle_stuck(
     *, ticket: Ticket, user: User, credits_taken: bool, meter_reading: str, reason: str, at: dt.datetime | None = None
 ) -> Ticket:
     """Settle a redemption the machine never committed, from its meters: redeemed into it, or valid again.

@@ -200,7 +200,9 @@ def reversal_approve(*, request: ReversalRequest, supervisor: User) -> CashTrans
         ]
         if ticket is not None:
             try:
-                ticket_rules.ticket_void(ticket=ticket, user=supervisor, reason=f"sale reversed: {request.reason}")
+                ticket_rules.ticket_move_to_void(
+                    ticket=ticket, user=supervisor, reason=f"sale reversed: {request.reason}"
+                )
             except TicketError:
                 raise CashDeskError(
                     "invalid_state",

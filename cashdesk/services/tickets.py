@@ -254,7 +254,7 @@ def _hold_ticket(
         operation_key=key or None,
     )
     with _as_desk_refusal():
-        ticket_rules.ticket_hold(ticket=ticket, user=user, reason=reason, note=note, at=at, case=case.pk)
+        ticket_rules.ticket_move_to_hold(ticket=ticket, user=user, reason=reason, note=note, at=at, case=case.pk)
     return case
 
 
@@ -330,7 +330,7 @@ def ticket_void(*, ticket: Ticket, user: User, reason: str) -> Ticket:
         raise CashDeskError("reason_required", _("Give the reason for voiding."))
     with transaction.atomic(), _as_desk_refusal():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        return ticket_rules.ticket_void(ticket=locked, user=user, reason=reason)
+        return ticket_rules.ticket_move_to_void(ticket=locked, user=user, reason=reason)
 
 
 def voucher_print(*, casino_id: int, ticket_id: int, user: User) -> Ticket:
@@ -382,7 +382,7 @@ def ticket_resolve_stuck(*, ticket: Ticket, user: User, credits_taken: bool, met
         if credits_taken and holder is not None and holder.is_kiosk and locked.state == TicketState.REDEEM_PENDING:
             # At a kiosk "credits taken" is cash dispensed: it leaves the kiosk's books with the ticket.
             kiosk_payout_settled(ticket=locked, user=user, at=now)
-        return ticket_rules.ticket_resolve_stuck(
+        return ticket_rules.ticket_settle_stuck(
             ticket=locked, user=user, credits_taken=credits_taken, meter_reading=meter_reading, reason=reason, at=now
         )
 

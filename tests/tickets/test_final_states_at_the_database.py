@@ -26,7 +26,7 @@ def _redeemed(api, make_api):
 
 def _void(api, make_api):
     from tests.factories import make_user
-    from tickets.desk import ticket_void
+    from tickets.desk import ticket_move_to_void as ticket_void
 
     number = api.issued_ticket()
     supervisor = make_user("rasa", "shift_supervisor")
