@@ -4,14 +4,19 @@ A model lists its triggers in `Meta.triggers`; `makemigrations` compiles them
 to SQL and freezes that SQL in the migration that installs them, so a
 migration never imports this module and a change here shows as a new
 migration. tests/test_triggers.py checks that the installed triggers are
-exactly the declared ones. PostgreSQL only: the demo's SQLite keeps the
-append-only triggers its historical migrations wrote.
+exactly the declared ones. A trigger's SQL names its tables with the schema
+(`public.cashdesk_leg`), so a session's temporary table of the same name
+cannot stand in for them. PostgreSQL only: the demo's SQLite keeps what its
+historical migrations wrote, and earlier table rebuilds there dropped the
+append-only triggers of the books, the register and the ticket events.
 
 pgtrigger lets a session skip a trigger by naming it in the setting
 `pgtrigger.ignore`, which any role may set. Nothing here uses that, and an
 append-only table must not be open to whoever can set a session variable, so
-after every `migrate` the check behind it answers "never" (`close_ignore`,
-connected in casino_office.apps).
+every migration that installs triggers ends by making the check behind it
+answer "never" (casino_office.migrations._frozen.close_pgtrigger_ignore, in the
+same transaction; tests/test_triggers.py holds every such migration to it), and
+`close_ignore` does it again after every `migrate` (casino_office.apps).
 """
 
 from typing import Any

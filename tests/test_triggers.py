@@ -60,3 +60,22 @@ def test_migrate_closes_the_skip_again(db):
         (source,) = cursor.fetchone()
     assert "pgtrigger.ignore" not in source
     assert source.strip() in NEVER_IGNORE
+
+
+def test_every_migration_that_installs_triggers_closes_the_skip_in_the_same_transaction():
+    """pgtrigger writes its own skip check back with each trigger it installs; a migration that installs or removes
+    one ends with casino_office.migrations._frozen.close_pgtrigger_ignore, so the skip is never open between two
+    migrations of an upgrade, nor after one that failed (a review found it open until migrate's very end)."""
+    from django.db.migrations.loader import MigrationLoader
+    from pgtrigger.migrations import AddTrigger, RemoveTrigger
+
+    open_after = []
+    for (label, name), migration in MigrationLoader(None, ignore_no_migrations=True).disk_migrations.items():
+        if label not in PROJECT_APPS or not any(
+            isinstance(op, AddTrigger | RemoveTrigger) for op in migration.operations
+        ):
+            continue
+        last = migration.operations[-1]
+        if getattr(getattr(last, "code", None), "__qualname__", "") != "close_pgtrigger_ignore.<locals>.forward":
+            open_after.append(f"{label}.{name}")
+    assert not open_after, f"these migrations install triggers and leave pgtrigger.ignore open: {open_after}"

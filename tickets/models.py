@@ -405,7 +405,7 @@ class ReservedNumber(models.Model):
                         USING ERRCODE = 'integrity_constraint_violation';
                 END IF;
                 IF NEW.ticket_id IS NOT NULL AND NOT EXISTS (
-                    SELECT 1 FROM tickets_ticket t
+                    SELECT 1 FROM public.tickets_ticket t
                     WHERE t.id = NEW.ticket_id AND t.validation_number = NEW.validation_number
                       AND t.casino_id = NEW.casino_id AND t.issuing_machine_id = NEW.machine_id) THEN
                     RAISE EXCEPTION 'reserved number % can only be reported as its machine''s ticket of that number',

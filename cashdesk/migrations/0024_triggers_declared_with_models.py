@@ -9,6 +9,7 @@ import pgtrigger.migrations
 from django.db import migrations
 
 from casino_office.migrations._frozen import (
+    close_pgtrigger_ignore,
     BALANCED_LEGS,
     CASH_PAYOUT_IS_CASHABLE,
     REGISTER_ENTRY_TRIGGER,
@@ -101,4 +102,5 @@ class Migration(migrations.Migration):
             model_name='shiftcountline',
             trigger=pgtrigger.compiler.Trigger(name='no_truncate', sql=pgtrigger.compiler.UpsertTriggerSql(func="RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP USING ERRCODE = 'integrity_constraint_violation';", hash='9bc7e625ebd83e54f641c2d650ce8a35ad75efe9', level='STATEMENT', operation='TRUNCATE', pgid='pgtrigger_no_truncate_e9702', table='cashdesk_shiftcountline', when='BEFORE')),
         ),
+        close_pgtrigger_ignore(),
     ]

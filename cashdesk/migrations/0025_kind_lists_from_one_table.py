@@ -9,6 +9,8 @@ import pgtrigger.migrations
 from django.conf import settings
 from django.db import migrations, models
 
+from casino_office.migrations._frozen import close_pgtrigger_ignore
+
 
 class Migration(migrations.Migration):
 
@@ -58,4 +60,5 @@ class Migration(migrations.Migration):
             model_name='cashtransaction',
             trigger=pgtrigger.compiler.Trigger(name='cash_payout_is_cashable', sql=pgtrigger.compiler.UpsertTriggerSql(condition='WHEN (NEW."kind" IN (\'ticket_payout\', \'kiosk_payout\'))', func="\n        IF EXISTS (\n            SELECT 1 FROM tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable'\n        ) THEN\n            RAISE EXCEPTION 'cash transaction % pays a promotional ticket in cash', NEW.id\n                USING ERRCODE = 'check_violation';\n        END IF;\n        RETURN NEW;\n        ", hash='4d44c946af9a505c93f0a991c13e9456a70f9a5e', operation='INSERT', pgid='pgtrigger_cash_payout_is_cashable_22f3d', table='cashdesk_cashtransaction', when='BEFORE')),
         ),
+        close_pgtrigger_ignore(),
     ]

@@ -99,7 +99,7 @@ def register_entry_required(identity_kinds: list[str]) -> pgtrigger.Trigger:
         func=f"""
         IF NEW.kind IN ({sql_list(identity_kinds)})
            AND NEW.amount > NEW.identity_threshold
-           AND NOT EXISTS (SELECT 1 FROM compliance_registerentry r WHERE r.transaction_id = NEW.id) THEN
+           AND NOT EXISTS (SELECT 1 FROM public.compliance_registerentry r WHERE r.transaction_id = NEW.id) THEN
             RAISE EXCEPTION 'cash transaction % is over the identification threshold and has no register entry',
                 NEW.id USING ERRCODE = 'integrity_constraint_violation';
         END IF;
@@ -118,7 +118,7 @@ def cash_payout_is_cashable(payout_kinds: list[str]) -> pgtrigger.Trigger:
         condition=pgtrigger.Q(new__kind__in=payout_kinds),
         func="""
         IF EXISTS (
-            SELECT 1 FROM tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable'
+            SELECT 1 FROM public.tickets_ticket t WHERE t.id = NEW.ticket_id AND t.ticket_type <> 'cashable'
         ) THEN
             RAISE EXCEPTION 'cash transaction % pays a promotional ticket in cash', NEW.id
                 USING ERRCODE = 'check_violation';
@@ -310,7 +310,7 @@ class Leg(models.Model):
                 declare=[("unbalanced", "record")],
                 func="""
                 SELECT item, SUM(amount) AS total, SUM(COALESCE(count, 0)) AS pieces INTO unbalanced
-                FROM cashdesk_leg WHERE transaction_id = NEW.transaction_id
+                FROM public.cashdesk_leg WHERE transaction_id = NEW.transaction_id
                 GROUP BY item HAVING SUM(amount) <> 0 OR SUM(COALESCE(count, 0)) <> 0 LIMIT 1;
                 IF FOUND THEN
                     RAISE EXCEPTION 'transaction % is unbalanced in %: its legs sum to %', NEW.transaction_id,

@@ -219,3 +219,23 @@ CREATE CONSTRAINT TRIGGER cashdesk_tx_requires_register_entry_trg
     AFTER INSERT ON cashdesk_cashtransaction DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION cashdesk_tx_requires_register_entry();
 """
+
+
+# pgtrigger writes back its own check of the session setting `pgtrigger.ignore` with every trigger it installs, and
+# any role may set that setting: every migration that installs triggers ends by replacing the check with one that
+# never skips a trigger, in the same transaction (casino_office.triggers.close_ignore does it after migrate too).
+NEVER_IGNORE = """
+CREATE OR REPLACE FUNCTION "public"._pgtrigger_should_ignore(trigger_name NAME) RETURNS BOOLEAN AS $$
+BEGIN
+    RETURN FALSE;
+END;
+$$ LANGUAGE plpgsql;
+"""
+
+
+def close_pgtrigger_ignore() -> migrations.RunPython:
+    def forward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(NEVER_IGNORE, params=None)
+
+    return migrations.RunPython(forward, migrations.RunPython.noop, elidable=False)

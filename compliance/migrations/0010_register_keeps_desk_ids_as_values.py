@@ -23,6 +23,17 @@ def drop_upward_foreign_keys(apps, schema_editor):
             schema_editor.execute(f'ALTER TABLE compliance_registerentry DROP CONSTRAINT "{name}"')
 
 
+def restore_upward_foreign_keys(apps, schema_editor):
+    """Unapplied: the older code's register points at the desk's shift and transaction again."""
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for column, table in (("shift_id", "cashdesk_shift"), ("transaction_id", "cashdesk_cashtransaction")):
+        schema_editor.execute(
+            f"ALTER TABLE compliance_registerentry ADD CONSTRAINT compliance_registerentry_{column}_fk_{table} "
+            f"FOREIGN KEY ({column}) REFERENCES {table} (id) DEFERRABLE INITIALLY DEFERRED"
+        )
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -71,6 +82,6 @@ class Migration(migrations.Migration):
                     constraint=models.CheckConstraint(condition=models.Q(('transaction_id__isnull', False), ('corrects__isnull', False), _connector='OR'), name='register_has_transaction_or_corrects'),
                 ),
             ],
-            database_operations=[migrations.RunPython(drop_upward_foreign_keys, migrations.RunPython.noop)],
+            database_operations=[migrations.RunPython(drop_upward_foreign_keys, restore_upward_foreign_keys)],
         ),
     ]

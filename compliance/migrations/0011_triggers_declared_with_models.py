@@ -8,7 +8,7 @@ import pgtrigger.compiler
 import pgtrigger.migrations
 from django.db import migrations
 
-from casino_office.migrations._frozen import retire_hand_written
+from casino_office.migrations._frozen import retire_hand_written, close_pgtrigger_ignore
 
 
 class Migration(migrations.Migration):
@@ -45,4 +45,5 @@ class Migration(migrations.Migration):
             model_name='registerseal',
             trigger=pgtrigger.compiler.Trigger(name='no_truncate', sql=pgtrigger.compiler.UpsertTriggerSql(func="RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP USING ERRCODE = 'integrity_constraint_violation';", hash='5d74b5d987642ec320d079e0286fc294208d0e1b', level='STATEMENT', operation='TRUNCATE', pgid='pgtrigger_no_truncate_bc200', table='compliance_registerseal', when='BEFORE')),
         ),
+        close_pgtrigger_ignore(),
     ]

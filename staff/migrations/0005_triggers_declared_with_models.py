@@ -8,7 +8,7 @@ import pgtrigger.compiler
 import pgtrigger.migrations
 from django.db import migrations
 
-from casino_office.migrations._frozen import retire_hand_written
+from casino_office.migrations._frozen import retire_hand_written, close_pgtrigger_ignore
 
 
 class Migration(migrations.Migration):
@@ -27,4 +27,5 @@ class Migration(migrations.Migration):
             model_name='lockoutlift',
             trigger=pgtrigger.compiler.Trigger(name='no_truncate', sql=pgtrigger.compiler.UpsertTriggerSql(func="RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP USING ERRCODE = 'integrity_constraint_violation';", hash='332ba958ee85a06814637608e11e5e4dd6fd6dda', level='STATEMENT', operation='TRUNCATE', pgid='pgtrigger_no_truncate_6d4ec', table='staff_lockoutlift', when='BEFORE')),
         ),
+        close_pgtrigger_ignore(),
     ]

@@ -167,3 +167,19 @@ def test_counterparties_and_places_balance_after_a_mixed_day(api, shift, cashier
     assert parties["smartcards"]["cash"] == Decimal("3.34")
     assert place_balances(shift.desk)["cash"] == Decimal("19000.00")
     assert Shift.objects.get(pk=shift.pk).closed_at is not None
+
+
+def test_a_temporary_table_cannot_stand_in_for_the_books_in_their_guard(shift, cashier):
+    """A review found that a session's temporary table of the same name came first in the guard's lookup (an empty
+    temp cashdesk_leg let an unbalanced leg through); the guards name their tables with the schema now."""
+    tx = services.tokens_buy(shift=shift, user=cashier, count=3)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE cashdesk_leg (LIKE public.cashdesk_leg) ON COMMIT DROP")
+        cursor.execute(
+            "INSERT INTO public.cashdesk_leg (transaction_id, casino_id, desk_id, shift_id, counterparty, item, amount)"
+            " VALUES (%s, %s, %s, %s, '', 'cash', 5.00)",
+            [tx.pk, shift.desk.casino_id, shift.desk_id, shift.pk],
+        )
+        with pytest.raises(IntegrityError, match="unbalanced in cash"):
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        transaction.set_rollback(True)

@@ -9,7 +9,7 @@ import pgtrigger.migrations
 from django.db import migrations
 import importlib
 
-from casino_office.migrations._frozen import retire_hand_written
+from casino_office.migrations._frozen import retire_hand_written, close_pgtrigger_ignore
 
 
 def restore(schema_editor):
@@ -55,4 +55,5 @@ class Migration(migrations.Migration):
             model_name='ticketevent',
             trigger=pgtrigger.compiler.Trigger(name='no_truncate', sql=pgtrigger.compiler.UpsertTriggerSql(func="RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP USING ERRCODE = 'integrity_constraint_violation';", hash='ea86168aa5523defd402e023d2e9f4b75638bd3b', level='STATEMENT', operation='TRUNCATE', pgid='pgtrigger_no_truncate_f41fa', table='tickets_ticketevent', when='BEFORE')),
         ),
+        close_pgtrigger_ignore(),
     ]
