@@ -1,4 +1,3 @@
-from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from cashdesk import views
@@ -6,9 +5,6 @@ from cashdesk.views import dashboard, desk, documents, floor, kiosks, reports, s
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("language/", views.set_language, name="set-language"),
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("desk/", desk.desk_home, name="desk"),
     path("desk/ticket/", desk.ticket_lookup, name="desk-ticket"),

@@ -1,10 +1,10 @@
-"""The second-factor page (every role that needs one) and the supervisors' page of login lockouts."""
+"""Logging in and its second factor, each member's language, and the supervisors' page of login lockouts."""
 
 import segno
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -12,11 +12,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_otp import login as otp_login
 
+from casino_office.redirects import local_path
 from staff import selectors, services
 from staff.access import StaffRequest, role_required, staff_casino
 from staff.errors import StaffError
 from staff.forms import LockoutLiftForm, SecondFactorForm
 from staff.login import needs_second_factor
+from staff.models import StaffPreference
 
 SUPERVISOR = "staff.supervise_desk"
 
@@ -90,3 +92,23 @@ def lockout_lift(request: StaffRequest) -> HttpResponse:
     else:
         messages.success(request, _("Lockout lifted: %(value)s.") % {"value": lift.value})
     return redirect("lockouts")
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """The language switch in the header: stored on the user (and in a cookie for the login page)."""
+    language = request.POST.get("language", "")
+    if language not in dict(settings.LANGUAGES):
+        return HttpResponseBadRequest(_("Unknown language."), content_type="text/plain; charset=utf-8")
+    if request.user.is_authenticated:
+        StaffPreference.objects.update_or_create(user=request.user, defaults={"language": language})
+    response = HttpResponseRedirect(local_path(request, request.POST.get("next", ""), reverse("home")))
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=365 * 24 * 3600,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+    )
+    return response
