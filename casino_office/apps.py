@@ -9,7 +9,12 @@ class CasinoOfficeConfig(AppConfig):
     verbose_name = "Casino Office"
 
     def ready(self) -> None:
+        from django.apps import apps
+
         from casino_office.triggers import close_ignore
 
-        # Sent once for every app with models after each migrate (this app has none, so it listens to all).
-        post_migrate.connect(close_ignore, dispatch_uid="casino_office.close_ignore")
+        # post_migrate is sent once per app with a models module after each migrate; this app has none, so it
+        # listens to pgtrigger's (which has one for that reason): once per migrate, after every migration.
+        post_migrate.connect(
+            close_ignore, sender=apps.get_app_config("pgtrigger"), dispatch_uid="casino_office.close_ignore"
+        )

@@ -52,17 +52,7 @@ class DeskChoice:
     name: str
 
 
-def _desks() -> Any:
-    """The cash desks, read through the register's own relation to them (compliance does not import the desk)."""
-    return RegisterEntry._meta.get_field("desk").related_model._default_manager
-
-
-def desk_code(desk_id: int) -> str:
-    return _desks().filter(pk=desk_id).values_list("code", flat=True).first() or ""
-
-
 def register_desks(casino: Casino) -> list[DeskChoice]:
     """The casino's cash desks, for the register's filter."""
-    desks = _desks()
-    rows = desks.filter(casino=casino, kind=Place.Kind.DESK).order_by("code").values_list("pk", "name")
+    rows = Place.objects.filter(casino=casino, kind=Place.Kind.DESK).order_by("code").values_list("pk", "name")
     return [DeskChoice(pk, name) for pk, name in rows]
