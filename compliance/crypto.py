@@ -24,6 +24,8 @@ from functools import lru_cache
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 
+from casino_office.chain_keys import UnknownChainKey, chain_key_id, chain_mac, signing_key_id
+
 
 class DecryptionError(Exception):
     pass
@@ -72,28 +74,8 @@ def mask(value: str, visible: int = 3) -> str:
     return "•" * max(0, len(value) - visible) + value[-visible:]
 
 
-class UnknownRegisterKey(LookupError):
-    """The register key that signed something is not in REGISTER_CHAIN_KEYS."""
-
-
-def register_key_id(key: str) -> str:
-    """The public name of a chain key: a digest under the key itself, which reveals nothing of it."""
-    return hmac.new(key.encode("utf-8"), b"casino-office register key id", hashlib.sha256).hexdigest()[:8]
-
-
-@lru_cache(maxsize=4)
-def _register_keys(keys: tuple[str, ...]) -> dict[str, bytes]:
-    return {register_key_id(key): key.encode("utf-8") for key in keys}
-
-
-def register_signing_key_id() -> str:
-    """The id of the key that signs now: the first of REGISTER_CHAIN_KEYS."""
-    return register_key_id(settings.REGISTER_CHAIN_KEYS[0])
-
-
-def register_mac(key_id: str, message: bytes) -> str:
-    """HMAC-SHA256 of `message` under the listed key with this id."""
-    key = _register_keys(tuple(settings.REGISTER_CHAIN_KEYS)).get(key_id)
-    if key is None:
-        raise UnknownRegisterKey(key_id)
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
+# The register's chain keys are the journals' keys (casino_office.chain_keys), under the names compliance gave them.
+UnknownRegisterKey = UnknownChainKey
+register_key_id = chain_key_id
+register_signing_key_id = signing_key_id
+register_mac = chain_mac

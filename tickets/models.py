@@ -8,7 +8,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from casino_office.triggers import append_only, sql_list
-from machines.models import Casino, Machine
+from machines.models import Casino, Chained, Machine, chain_link_unique
 from tickets.numbers import masked_validation_number
 
 
@@ -299,12 +299,40 @@ class TicketEventKind(models.TextChoices):
 SYSTEM_EVENT_KINDS = [TicketEventKind.EXPIRED, TicketEventKind.STUCK]
 
 
-class TicketEvent(models.Model):
+class TicketEvent(Chained):
     """Append-only history of a ticket: every transition and every refusal.
 
     Written in the same transaction as the change it records. The database
-    refuses UPDATE and DELETE on this table (see the tickets migrations).
+    refuses UPDATE and DELETE on this table (see the tickets migrations), and
+    each event is chained (machines.chains): its MAC covers the event and the
+    ticket's identity (number, casino, issuer, amount, type, validity), so
+    neither an event nor the ticket's fixed fields change unseen, and the
+    ticket's state must be where its events leave it (tickets.checks).
     """
+
+    journal = "ticket_events"
+    journal_casino = "ticket__casino_id"
+    journal_fields = (
+        "ticket_id",
+        "kind",
+        "from_state",
+        "to_state",
+        "machine_id",
+        "user_id",
+        "request_id",
+        "reason",
+        "details",
+        "created_at",
+        "ticket__validation_number",
+        "ticket__casino_id",
+        "ticket__issuing_machine_id",
+        "ticket__issuing_desk_id",
+        "ticket__sequence",
+        "ticket__amount",
+        "ticket__ticket_type",
+        "ticket__issued_at",
+        "ticket__expires_at",
+    )
 
     ticket = models.ForeignKey(Ticket, on_delete=models.PROTECT, related_name="events", verbose_name=_("ticket"))
     kind = models.CharField(max_length=24, choices=TicketEventKind.choices, verbose_name=_("kind"))
@@ -343,6 +371,7 @@ class TicketEvent(models.Model):
                 condition=Q(machine__isnull=False) | Q(user__isnull=False) | Q(kind__in=SYSTEM_EVENT_KINDS),
                 name="ticketevent_has_actor",
             ),
+            chain_link_unique("ticketevent"),
         ]
 
     def __str__(self) -> str:

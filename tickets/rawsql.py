@@ -136,27 +136,44 @@ def update(instance: models.Model, names: Sequence[str]) -> None:
         c.execute(sql, params)
 
 
-def insert(instance: models.Model, *, on_conflict: str = "") -> bool:
+# A statement to run with an insert (on PostgreSQL in the same statement): its SQL and parameters.
+Also = tuple[str, Sequence[Any]]
+
+
+def _run(sql: str, params: Sequence[Any]) -> None:
+    with cursor() as c:
+        c.execute(sql, params)
+
+
+def insert(instance: models.Model, *, on_conflict: str = "", also: Also | None = None) -> bool:
     """INSERT one row and set its primary key: what objects.create() writes (no signals are connected here).
 
     With `on_conflict` (a column with a unique index), a row that would duplicate it inserts nothing and the
-    answer is False; no savepoint is needed, so the transaction stays usable.
+    answer is False; no savepoint is needed, so the transaction stays usable. `also` is an UPDATE that goes
+    with the insert (a chain head moved on): on PostgreSQL in the same statement.
     """
     sql, params = _insert_sql(instance, on_conflict)
+    if also is not None and connection.vendor != "postgresql":
+        _run(*also)
+    elif also is not None:
+        sql, params = f"WITH also AS ({also[0]}) {sql}", [*also[1], *params]
     with cursor() as c:
         c.execute(sql, params)
         return _inserted(instance, c.fetchone())
 
 
-def update_and_insert(changed: models.Model, names: Sequence[str], new: models.Model) -> None:
-    """`update(changed, names)`, then `insert(new)`: on PostgreSQL one statement (a data-modifying WITH), so a
-    transition's change and its event cost one round trip."""
+def update_and_insert(changed: models.Model, names: Sequence[str], new: models.Model, *, also: Also | None = None) -> None:
+    """`update(changed, names)`, then `insert(new)` (and `also`): on PostgreSQL one statement (a data-modifying
+    WITH), so a transition's change and its event cost one round trip."""
     if connection.vendor != "postgresql":
         update(changed, names)
-        insert(new)
+        insert(new, also=also)
         return
     update_sql, update_params = _update_sql(changed, names)
     insert_sql, insert_params = _insert_sql(new, "")
+    extra, extra_params = (f", also AS ({also[0]})", list(also[1])) if also is not None else ("", [])
     with cursor() as c:
-        c.execute(f"WITH changed AS ({update_sql}) {insert_sql}", [*update_params, *insert_params])
+        c.execute(
+            f"WITH changed AS ({update_sql}){extra} {insert_sql}", [*update_params, *extra_params, *insert_params]
+        )
         _inserted(new, c.fetchone())

@@ -18,9 +18,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from casino_office.money import MILL, cash_payout, format_amount
+from machines.chains import chain_and_bulk_create, chain_head_update, chain_records
 from machines.models import Casino, Machine
 from tickets import rawsql, selectors
 from tickets.exceptions import TicketNotFound, TicketRefused
@@ -89,10 +91,12 @@ def record_ticket_event(
         details=details or {},
         created_at=at,
     )
+    chain_records([event], casino_id=ticket.casino_id)
+    head = chain_head_update(event)
     if changed:
-        rawsql.update_and_insert(ticket, changed, event)
+        rawsql.update_and_insert(ticket, changed, event, also=head)
     else:
-        rawsql.insert(event)
+        rawsql.insert(event, also=head)
     return event
 
 
@@ -499,87 +503,56 @@ def _commit_refusal(ticket: Ticket) -> tuple[str, str]:
     return "invalid_state", f"The ticket is {ticket.state}; authorize it first."
 
 
-# One set-based statement per batch on PostgreSQL: lock a batch of due rows
-# (skipping any a redemption holds), expire them and write their events. The
-# batches walk the (expires_at, id) index forward from where the last one
-# stopped: restarting from the front would rescan the entries of rows already
-# expired (dead until vacuum) and make a large run quadratic.
-_EXPIRE_BATCH_SQL = """
-WITH due AS (
-    SELECT id, expires_at FROM tickets_ticket
-    WHERE state = 'issued' AND expires_at < %(now)s AND (expires_at, id) > (%(after_at)s, %(after_id)s)
-    ORDER BY expires_at, id
-    LIMIT %(batch)s
-    FOR UPDATE SKIP LOCKED
-), expired AS (
-    UPDATE tickets_ticket AS t SET state = 'expired', expired_at = %(now)s
-    FROM due WHERE t.id = due.id AND t.state = 'issued'
-    RETURNING t.id
-), events AS (
-    INSERT INTO tickets_ticketevent (ticket_id, kind, from_state, to_state, request_id, reason, details, created_at)
-    SELECT id, 'expired', 'issued', 'expired', '', '', '{"job": "expire_due_tickets"}', %(now)s FROM expired
-    RETURNING 1
-)
-SELECT (SELECT count(*) FROM events), last.expires_at, last.id
-FROM (SELECT expires_at, id FROM due ORDER BY expires_at DESC, id DESC LIMIT 1) AS last
-"""
-
-
 def tickets_expire_due(*, now: dt.datetime | None = None, batch_size: int | None = None) -> int:
     """Expire issued tickets past expires_at, one bounded batch per transaction.
 
     Rows already locked (a redemption in progress) are skipped and picked up
     on the next run, so the job never waits on, or blocks, a machine for long.
     Idempotent and safe to run twice at once: a row is updated only while
-    still `issued`, under its lock, and gets exactly one `expired` event.
+    still `issued`, under its lock, and gets exactly one `expired` event,
+    chained in its casino's journal. The batches walk the (expires_at, id)
+    index forward from where the last one stopped: restarting from the front
+    would rescan the entries of rows already expired (dead until vacuum) and
+    make a large run quadratic.
     """
     now = now or timezone.now()
     batch_size = batch_size or settings.TICKET_EXPIRY_BATCH_SIZE
     total = 0
-    after_at, after_id = dt.datetime.min.replace(tzinfo=dt.UTC), 0
+    after = Q()
     while True:
         with transaction.atomic():
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute(
-                        _EXPIRE_BATCH_SQL,
-                        {"now": now, "batch": batch_size, "after_at": after_at, "after_id": after_id},
-                    )
-                    row = cursor.fetchone()
-                if row is None:  # nothing left past the last batch
-                    return total
-                expired, after_at, after_id = row
-            else:
-                expired = _expire_batch_orm(now, batch_size)
-                if not expired:
-                    return total
-        total += expired
+            due = list(
+                Ticket.objects.select_for_update(skip_locked=True)
+                .filter(after, state=TicketState.ISSUED, expires_at__lt=now)
+                .order_by("expires_at", "id")[:batch_size]
+            )
+            if not due:
+                return total
+            total += _expire_batch(due, now)
+        last = due[-1]
+        after = Q(expires_at__gt=last.expires_at) | Q(expires_at=last.expires_at, id__gt=last.pk)
         if settings.TICKET_EXPIRY_BATCH_PAUSE_MS:
             time.sleep(settings.TICKET_EXPIRY_BATCH_PAUSE_MS / 1000)
 
 
-def _expire_batch_orm(now: dt.datetime, batch_size: int) -> int:
-    """The same batch through the ORM, for SQLite (the demo), which has no row locks to skip."""
-    ids = list(
-        Ticket.objects.filter(state=TicketState.ISSUED, expires_at__lt=now)
-        .order_by("expires_at", "id")
-        .values_list("id", flat=True)[:batch_size]
-    )
-    expired = Ticket.objects.filter(id__in=ids, state=TicketState.ISSUED).update(
-        state=TicketState.EXPIRED, expired_at=now
-    )
-    TicketEvent.objects.bulk_create(
-        TicketEvent(
-            ticket_id=ticket_id,
+def _expire_batch(due: list[Ticket], now: dt.datetime) -> int:
+    """Expire the locked tickets and write their events, chained per casino."""
+    Ticket.objects.filter(id__in=[ticket.pk for ticket in due]).update(state=TicketState.EXPIRED, expired_at=now)
+    by_casino: dict[int, list[TicketEvent]] = {}
+    for ticket in due:
+        ticket.state, ticket.expired_at = TicketState.EXPIRED, now
+        event = TicketEvent(
+            ticket=ticket,
             kind=TicketEventKind.EXPIRED,
             from_state=TicketState.ISSUED,
             to_state=TicketState.EXPIRED,
             details={"job": "expire_due_tickets"},
             created_at=now,
         )
-        for ticket_id in ids
-    )
-    return expired
+        by_casino.setdefault(ticket.casino_id, []).append(event)
+    for casino_id, events in sorted(by_casino.items()):
+        chain_and_bulk_create(events, casino_id=casino_id)
+    return len(due)
 
 
 def tickets_report_stuck(*, now: dt.datetime | None = None) -> int:

@@ -1,5 +1,6 @@
 """The bottom layer's models: the casino with its rules, its machines and the places that hold its value."""
 
+from machines.models.chains import GENESIS_MAC, Chained, ChainHead, chain_link_unique
 from machines.models.floor import (
     AMOUNT_METERS,
     COUNT_METERS,
@@ -17,6 +18,10 @@ from machines.models.floor import (
 from machines.models.places import Place
 
 __all__ = [
+    "GENESIS_MAC",
+    "ChainHead",
+    "Chained",
+    "chain_link_unique",
     "AMOUNT_METERS",
     "COUNT_METERS",
     "METER_AMOUNT_DIGITS",

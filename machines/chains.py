@@ -1,0 +1,272 @@
+"""Chaining the journals: appending a record to its casino's chain, and recomputing every chain.
+
+A record's MAC is HMAC-SHA256 (casino_office.chain_keys) over a canonical
+text of: the journal's name, the casino, the record's place in the chain,
+the previous record's MAC, the key's id and the fields the journal covers
+(machines.models.chains.Chained). Appending takes the chain head's row lock
+in the statement that moves it on (one round trip, in the transaction that
+writes the record), so a chain is appended one record at a time and the
+lock is held only until that transaction commits.
+"""
+
+import datetime as dt
+import hmac
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from typing import Any
+
+from django.apps import apps
+from django.db import connection, models
+
+from casino_office import chain_keys
+from casino_office.ports import Port
+from machines.models import GENESIS_MAC, Casino, Chained, ChainHead
+
+# Moves a chain on by `n` records and locks its head until the transaction ends: the first append of a
+# casino's journal creates the head. Returns the head's id, the new last sequence and the MAC before them.
+_ADVANCE_SQL = (
+    'INSERT INTO "machines_chainhead" ("casino_id", "journal", "sequence", "mac") VALUES (%s, %s, %s, %s) '
+    'ON CONFLICT ("casino_id", "journal") DO UPDATE SET "sequence" = "machines_chainhead"."sequence" + EXCLUDED.'
+    '"sequence" RETURNING "id", "sequence", "mac"'
+)
+_HEAD_MAC_SQL = 'UPDATE "machines_chainhead" SET "mac" = %s WHERE "id" = %s'
+
+
+def journals() -> list[type[Chained]]:
+    """Every chained journal of the installed apps, by name."""
+    found = [model for model in apps.get_models() if issubclass(model, Chained)]
+    return sorted(found, key=lambda model: model.journal)
+
+
+@cache
+def _field(model: type[models.Model], path: str) -> "models.Field[Any, Any]":
+    """The field a covered name ends at: an attname of the model, or a lookup through its foreign keys."""
+    *through, last = path.split("__")
+    for name in through:
+        model = model._meta.get_field(name).related_model  # type: ignore[assignment]
+    for field in model._meta.concrete_fields:
+        if last in (field.attname, field.name):
+            return field
+    raise LookupError(f"{model.__name__} has no field {last}")
+
+
+def canonical_value(field: "models.Field[Any, Any]", value: Any) -> Any:
+    """The value as text that reads the same whether it comes from an instance or back from the database."""
+    if value is None:
+        return None
+    if isinstance(field, models.DecimalField):
+        return str(Decimal(value).quantize(Decimal(1).scaleb(-(field.decimal_places or 0))))
+    if isinstance(field, models.DateTimeField):
+        return value.astimezone(dt.UTC).isoformat(timespec="microseconds")
+    if isinstance(field, models.DateField):
+        return value.isoformat()
+    if isinstance(field, models.UUIDField):
+        return str(value)
+    return value
+
+
+def _read(instance: models.Model, path: str) -> Any:
+    *through, last = path.split("__")
+    target: Any = instance
+    for name in through:
+        target = getattr(target, name)
+        if target is None:
+            return None
+    return getattr(target, _field(type(target), last).attname)
+
+
+def record_content(model: type[Chained], values: dict[str, Any]) -> dict[str, Any]:
+    """The covered fields of a record, canonical, from {covered name: value}."""
+    return {path: canonical_value(_field(model, path), values[path]) for path in model.journal_fields}
+
+
+def instance_content(record: Chained) -> dict[str, Any]:
+    model = type(record)
+    return record_content(model, {path: _read(record, path) for path in model.journal_fields})
+
+
+@dataclass(frozen=True)
+class Link:
+    """A record's place in its chain and what its MAC is computed over besides its content."""
+
+    journal: str
+    casino_id: int
+    sequence: int
+    previous: str
+    key_id: str
+
+
+def link_message(link: Link, content: dict[str, Any]) -> bytes:
+    body = {
+        "journal": link.journal,
+        "casino": link.casino_id,
+        "sequence": link.sequence,
+        "previous": link.previous,
+        "key_id": link.key_id,
+        "record": content,
+    }
+    return b"journal-record\n" + json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+def link_mac(link: Link, content: dict[str, Any]) -> str:
+    return chain_keys.chain_mac(link.key_id, link_message(link, content))
+
+
+def _advance(casino_id: int, journal: str, count: int) -> tuple[int, int, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(_ADVANCE_SQL, [casino_id, journal, count, GENESIS_MAC])
+        head_id, last, previous = cursor.fetchone()
+    return int(head_id), int(last), str(previous)
+
+
+def chain_records(records: Sequence[Chained], *, casino_id: int) -> str:
+    """Give the records (of one journal, not yet saved) their places and MACs in the casino's chain.
+
+    Call inside the transaction that inserts them, just before the insert: the chain's head stays locked
+    until it commits. Returns the SQL (with its parameters from `chain_head_update`) that moves the head's
+    MAC on; run it in that transaction too (`chain_head_save`), or send it with the insert.
+    """
+    model = type(records[0])
+    head_id, last, previous = _advance(casino_id, model.journal, len(records))
+    key_id = chain_keys.signing_key_id()
+    for offset, record in enumerate(records):
+        link = Link(model.journal, casino_id, last - len(records) + 1 + offset, previous, key_id)
+        record.chain_id = head_id
+        record.chain_sequence = link.sequence
+        record.chain_key = key_id
+        record.chain_mac = previous = link_mac(link, instance_content(record))
+    return previous
+
+
+def chain_head_update(record: Chained) -> tuple[str, list[Any]]:
+    """The statement that records `record` (the last one chained) as its chain's head."""
+    return _HEAD_MAC_SQL, [record.chain_mac, record.chain_id]
+
+
+def chain_head_save(record: Chained) -> None:
+    sql, params = chain_head_update(record)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def chain_and_save(record: Chained, *, casino_id: int) -> Chained:
+    """Chain one record and insert it, with its head moved on: three statements in the caller's transaction."""
+    chain_records([record], casino_id=casino_id)
+    record.save(force_insert=True)
+    chain_head_save(record)
+    return record
+
+
+def chain_and_bulk_create(records: Sequence[Chained], *, casino_id: int) -> list[Chained]:
+    if not records:
+        return []
+    chain_records(records, casino_id=casino_id)
+    created = type(records[0]).objects.bulk_create(records)
+    chain_head_save(records[-1])
+    return created
+
+
+# --- Verification ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing that does not hold: where (a journal, or a check) and why, for a casino."""
+
+    casino: str
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.casino}: {self.where}: {self.reason}"
+
+
+# The checks of rows derivable from the journals (a ticket's state from its events, a place's balance from its
+# legs...), provided by the apps that own those rows: each yields the findings for one casino.
+BOOK_CHECKS: Port[Any] = Port("book checks", many=True)
+
+
+@dataclass(frozen=True)
+class ChainEnd:
+    journal: str
+    sequence: int
+    mac: str
+
+
+def _chain_rows(model: type[Chained], head_id: int) -> Iterator[dict[str, Any]]:
+    names = ["chain_sequence", "chain_key", "chain_mac", *model.journal_fields]
+    rows = model.objects.filter(chain_id=head_id).order_by("chain_sequence").values_list(*names)
+    for row in rows.iterator(chunk_size=5000):
+        yield dict(zip(names, row, strict=True))
+
+
+def _record_check(model: type[Chained], link: Link, row: dict[str, Any]) -> str | None:
+    try:
+        expected = link_mac(link, record_content(model, row))
+    except chain_keys.UnknownChainKey:
+        return f"it is signed with key {link.key_id}, which is not configured (REGISTER_CHAIN_KEYS)"
+    if not hmac.compare_digest(expected, row["chain_mac"]):
+        return "its content does not match its MAC (edited, forged or moved)"
+    return None
+
+
+def chain_verify(model: type[Chained], casino: Casino, head_id: int) -> tuple[ChainEnd, Finding | None]:
+    """Walk one chain from its first record; where it ends, and the first record that does not hold."""
+    previous, expected = GENESIS_MAC, 1
+    where = f"{model.journal} record {{}}"
+    for row in _chain_rows(model, head_id):
+        sequence = row["chain_sequence"]
+        if sequence != expected:
+            gap = where.format(expected)
+            return ChainEnd(model.journal, expected - 1, previous), Finding(casino.code, gap, "it is missing")
+        link = Link(model.journal, casino.pk, sequence, previous, row["chain_key"])
+        if (reason := _record_check(model, link, row)) is not None:
+            return ChainEnd(model.journal, expected - 1, previous), Finding(casino.code, where.format(sequence), reason)
+        previous, expected = row["chain_mac"], expected + 1
+    return ChainEnd(model.journal, expected - 1, previous), None
+
+
+def _strays(model: type[Chained], casino: Casino, heads: dict[int, ChainHead]) -> Finding | None:
+    """A record of this casino outside the casino's chain of this journal (moved, or inserted unchained)."""
+    own = [pk for pk, head in heads.items() if head.journal == model.journal]
+    stray = (
+        model.objects.filter(**{model.journal_casino: casino.pk})
+        .exclude(chain_id__in=own)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if stray is None:
+        return None
+    return Finding(casino.code, f"{model.journal} row {stray}", "it is not in the casino's chain of this journal")
+
+
+def chains_verify(casino: Casino, models_: Iterable[type[Chained]] | None = None) -> tuple[list[ChainEnd], list[Finding]]:
+    """Every chain of the casino, recomputed: their ends and what does not hold."""
+    heads = {head.pk: head for head in ChainHead.objects.filter(casino=casino)}
+    ends, findings = [], []
+    for model in models_ or journals():
+        if (stray := _strays(model, casino, heads)) is not None:
+            findings.append(stray)
+        head = next((head for head in heads.values() if head.journal == model.journal), None)
+        if head is None:
+            continue
+        end, finding = chain_verify(model, casino, head.pk)
+        ends.append(end)
+        if finding is not None:
+            findings.append(finding)
+        elif (end.sequence, end.mac) != (head.sequence, head.mac):
+            reason = f"its head says record {head.sequence}, its records end at {end.sequence} (deleted or cut)"
+            findings.append(Finding(casino.code, model.journal, reason))
+    return ends, findings
+
+
+def books_verify(casino: Casino) -> tuple[list[ChainEnd], list[Finding]]:
+    """The casino's chains, then every check of what derives from them."""
+    ends, findings = chains_verify(casino)
+    for check in BOOK_CHECKS.all():
+        findings.extend(check(casino))
+    return ends, findings

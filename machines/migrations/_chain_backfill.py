@@ -1,0 +1,124 @@
+"""Chaining the records a journal held before it was chained: frozen as it was written, never edited.
+
+Migrations never import live code: this is machines.chains's MAC as it stood
+when the first journals were chained (issue 23). A migration that makes a
+table a journal adds its chain columns as nullable, runs `chain_backfill`
+(the existing rows, in the order they were written, per casino) and then
+makes the columns required. The table's append-only triggers are switched
+off for the backfill's own updates only, inside the migration's transaction.
+"""
+
+import datetime as dt
+import hashlib
+import hmac
+import json
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
+
+GENESIS_MAC = "0" * 64
+_BATCH = 2000
+
+
+def _key_id(key: str) -> str:
+    return hmac.new(key.encode("utf-8"), b"casino-office register key id", hashlib.sha256).hexdigest()[:8]
+
+
+def _value(field: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(field, models.DecimalField):
+        return str(Decimal(value).quantize(Decimal(1).scaleb(-(field.decimal_places or 0))))
+    if isinstance(field, models.DateTimeField):
+        return value.astimezone(dt.UTC).isoformat(timespec="microseconds")
+    if isinstance(field, models.DateField):
+        return value.isoformat()
+    if isinstance(field, models.UUIDField):
+        return str(value)
+    return value
+
+
+def _field(model: Any, path: str) -> Any:
+    *through, last = path.split("__")
+    for name in through:
+        model = model._meta.get_field(name).related_model
+    for field in model._meta.concrete_fields:
+        if last in (field.attname, field.name):
+            return field
+    raise LookupError(f"{model.__name__} has no field {last}")
+
+
+def _mac(key: bytes, body: dict[str, Any]) -> str:
+    message = b"journal-record\n" + json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def _switch_triggers(schema_editor: BaseDatabaseSchemaEditor, table: str, on: bool) -> list[str]:
+    """PostgreSQL: the table's own triggers off or on. SQLite: its UPDATE triggers dropped (their SQL returned)."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(f'ALTER TABLE "{table}" {"ENABLE" if on else "DISABLE"} TRIGGER USER')
+        return []
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [table])
+        found = [(name, sql) for name, sql in cursor.fetchall() if "UPDATE" in sql.upper()]
+        for name, _sql in found:
+            cursor.execute(f'DROP TRIGGER "{name}"')
+    return [sql for _name, sql in found]
+
+
+def _chain_casino(model: Any, head: Any, journal: str, casino: str, casino_id: int, fields: tuple[str, ...]) -> None:
+    key_id = _key_id(settings.REGISTER_CHAIN_KEYS[0])
+    key = settings.REGISTER_CHAIN_KEYS[0].encode("utf-8")
+    previous, sequence = GENESIS_MAC, 0
+    covered = {path: _field(model, path) for path in fields}
+    rows = model.objects.filter(**{casino: casino_id}).order_by("pk")
+    head_row = head.objects.create(casino_id=casino_id, journal=journal, sequence=0, mac=GENESIS_MAC)
+    batch = []
+    for row in rows.values("pk", *fields).iterator(chunk_size=_BATCH):
+        sequence += 1
+        content = {path: _value(field, row[path]) for path, field in covered.items()}
+        body = {"journal": journal, "casino": casino_id, "sequence": sequence, "previous": previous}
+        previous = _mac(key, {**body, "key_id": key_id, "record": content})
+        batch.append(model(pk=row["pk"], chain_id=head_row.pk, chain_sequence=sequence, chain_key=key_id, chain_mac=previous))
+        if len(batch) >= _BATCH:
+            model.objects.bulk_update(batch, ["chain", "chain_sequence", "chain_key", "chain_mac"])
+            batch = []
+    if batch:
+        model.objects.bulk_update(batch, ["chain", "chain_sequence", "chain_key", "chain_mac"])
+    head.objects.filter(pk=head_row.pk).update(sequence=sequence, mac=previous)
+
+
+def chain_backfill(
+    app_label: str, model_name: str, *, journal: str, casino: str, fields: tuple[str, ...]
+) -> migrations.RunPython:
+    """Chain the model's existing records per casino, in the order they were written; unapplying forgets them."""
+
+    def forward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+        model = apps.get_model(app_label, model_name)
+        head = apps.get_model("machines", "ChainHead")
+        casinos = model.objects.values_list(casino, flat=True).distinct().order_by(casino)
+        if not casinos.exists():
+            return
+        table = model._meta.db_table
+        saved = _switch_triggers(schema_editor, table, on=False)
+        for casino_id in list(casinos):
+            _chain_casino(model, head, journal, casino, casino_id, fields)
+        _switch_triggers(schema_editor, table, on=True)
+        for sql in saved:
+            schema_editor.execute(sql)
+
+    def backward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+        model = apps.get_model(app_label, model_name)
+        if model.objects.exists():
+            saved = _switch_triggers(schema_editor, model._meta.db_table, on=False)
+            model.objects.update(chain=None, chain_sequence=None, chain_key="", chain_mac="")
+            _switch_triggers(schema_editor, model._meta.db_table, on=True)
+            for sql in saved:
+                schema_editor.execute(sql)
+        apps.get_model("machines", "ChainHead").objects.filter(journal=journal).delete()
+
+    return migrations.RunPython(forward, backward)

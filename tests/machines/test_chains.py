@@ -1,0 +1,112 @@
+"""The journals' chains against the database's own administrator (issue 23).
+
+A superuser can switch the triggers off (`session_replication_role = replica`)
+and rewrite any row. Each test below does one such tampering and asserts
+that the books' verification names it.
+"""
+
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from machines.chains import books_verify, journals
+from machines.models import ChainHead
+from tickets.models import Ticket, TicketEvent
+
+pytestmark = pytest.mark.django_db
+
+
+def tamper(sql: str, params: list | tuple = ()) -> None:
+    """Change rows behind the triggers' back, as a database superuser could."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")
+        cursor.execute(sql, params)
+        cursor.execute("SET session_replication_role = DEFAULT")
+
+
+def findings(casino) -> list[str]:
+    return [str(finding) for finding in books_verify(casino)[1]]
+
+
+def set_back(ticket: Ticket) -> None:
+    """A redeemed ticket made valid again, every field of its redemption cleared."""
+    tamper(
+        "UPDATE tickets_ticket SET state = 'issued', redeemed_at = NULL, redeemed_by_machine_id = NULL, "
+        "redeemed_by_user_id = NULL WHERE id = %s",
+        [ticket.pk],
+    )
+
+
+@pytest.fixture
+def redeemed(api, make_api) -> Ticket:
+    """A ticket printed by one machine and played into another."""
+    number = api.issued_ticket("7.00")
+    player = make_api()
+    assert player.authorize(number).status_code == 200
+    assert player.commit(number).status_code == 200
+    return Ticket.objects.get(validation_number=number)
+
+
+def test_the_journals_are_declared_with_every_field_covered_or_exempt():
+    chain_fields = {"chain_id", "chain_sequence", "chain_key", "chain_mac"}
+    for model in journals():
+        own = {path for path in model.journal_fields if "__" not in path}
+        names = {field.attname for field in model._meta.concrete_fields} - chain_fields
+        assert names == own | set(model.journal_exempt), model.__name__
+
+
+def test_untouched_books_verify(redeemed, casino):
+    assert findings(casino) == []
+    head = ChainHead.objects.get(casino=casino, journal="ticket_events")
+    assert head.sequence == TicketEvent.objects.filter(ticket__casino=casino).count() == 4
+
+
+def test_a_redeemed_ticket_set_back_to_issued_is_named(redeemed, casino):
+    set_back(redeemed)
+    assert findings(casino) == [f"{casino.code}: ticket {redeemed.pk}: it is issued, its last event left it redeemed"]
+
+
+def test_a_ticket_set_back_and_paid_again_is_named(redeemed, casino, make_api):
+    set_back(redeemed)
+    again = make_api()
+    assert again.authorize(redeemed.validation_number).status_code == 200
+    assert again.commit(redeemed.validation_number).status_code == 200
+    found = findings(casino)
+    assert len(found) == 1
+    assert f"(ticket {redeemed.pk}, authorized): it does not start where the ticket's event before it left it" in found[0]
+
+
+def test_a_ticket_amount_raised_is_named(redeemed, casino):
+    tamper("UPDATE tickets_ticket SET amount = %s WHERE id = %s", [Decimal("7000.00"), redeemed.pk])
+    assert findings(casino) == [
+        f"{casino.code}: ticket_events record 1: its content does not match its MAC (edited, forged or moved)"
+    ]
+
+
+def test_a_deleted_event_is_named(redeemed, casino):
+    last = TicketEvent.objects.filter(ticket=redeemed).order_by("chain_sequence").last()
+    tamper("DELETE FROM tickets_ticketevent WHERE id = %s", [last.pk])
+    found = findings(casino)
+    assert found[0] == (
+        f"{casino.code}: ticket_events: its head says record 4, its records end at 3 (deleted or cut)"
+    )
+
+
+def test_reordered_events_are_named(redeemed, casino):
+    first, second = TicketEvent.objects.filter(ticket=redeemed).order_by("chain_sequence")[:2]
+    tamper("UPDATE tickets_ticketevent SET chain_sequence = -1 WHERE id = %s", [first.pk])
+    tamper("UPDATE tickets_ticketevent SET chain_sequence = 1 WHERE id = %s", [second.pk])
+    tamper("UPDATE tickets_ticketevent SET chain_sequence = 2 WHERE id = %s", [first.pk])
+    assert findings(casino)[0] == (
+        f"{casino.code}: ticket_events record 1: its content does not match its MAC (edited, forged or moved)"
+    )
+
+
+def test_verify_books_exits_non_zero_and_names_it(redeemed, casino, capsys):
+    call_command("verify_books")
+    assert f"{casino.code}: books intact" in capsys.readouterr().out
+    tamper("UPDATE tickets_ticket SET amount = %s WHERE id = %s", [Decimal("7000.00"), redeemed.pk])
+    with pytest.raises(CommandError, match="ticket_events record 1: its content does not match its MAC"):
+        call_command("verify_books")
