@@ -244,7 +244,9 @@ def _strays(model: type[Chained], casino: Casino, heads: dict[int, ChainHead]) -
     return Finding(casino.code, f"{model.journal} row {stray}", "it is not in the casino's chain of this journal")
 
 
-def chains_verify(casino: Casino, models_: Iterable[type[Chained]] | None = None) -> tuple[list[ChainEnd], list[Finding]]:
+def chains_verify(
+    casino: Casino, models_: Iterable[type[Chained]] | None = None
+) -> tuple[list[ChainEnd], list[Finding]]:
     """Every chain of the casino, recomputed: their ends and what does not hold."""
     heads = {head.pk: head for head in ChainHead.objects.filter(casino=casino)}
     ends, findings = [], []

@@ -72,4 +72,6 @@ def tickets_check(casino: Casino) -> Iterator[Finding]:
         if row is not None:
             ticket_id, sequence, kind, before = row
             where = f"ticket_events record {sequence} (ticket {ticket_id}, {kind})"
-            yield Finding(casino.code, where, f"it does not start where the ticket's event before it left it ({before})")
+            yield Finding(
+                casino.code, where, f"it does not start where the ticket's event before it left it ({before})"
+            )

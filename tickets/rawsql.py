@@ -162,7 +162,9 @@ def insert(instance: models.Model, *, on_conflict: str = "", also: Also | None =
         return _inserted(instance, c.fetchone())
 
 
-def update_and_insert(changed: models.Model, names: Sequence[str], new: models.Model, *, also: Also | None = None) -> None:
+def update_and_insert(
+    changed: models.Model, names: Sequence[str], new: models.Model, *, also: Also | None = None
+) -> None:
     """`update(changed, names)`, then `insert(new)` (and `also`): on PostgreSQL one statement (a data-modifying
     WITH), so a transition's change and its event cost one round trip."""
     if connection.vendor != "postgresql":

@@ -18,21 +18,21 @@ from machines.models.floor import (
 from machines.models.places import Place
 
 __all__ = [
-    "GENESIS_MAC",
-    "ChainHead",
-    "Chained",
-    "chain_link_unique",
     "AMOUNT_METERS",
     "COUNT_METERS",
+    "GENESIS_MAC",
     "METER_AMOUNT_DIGITS",
     "METER_AMOUNT_PLACES",
     "METER_NAMES",
     "TICKET_METERS",
     "Casino",
+    "ChainHead",
+    "Chained",
     "Game",
     "Machine",
     "MeterReading",
     "MeterReconciliation",
     "Place",
+    "chain_link_unique",
     "validate_time_zone",
 ]

@@ -75,7 +75,9 @@ def test_a_ticket_set_back_and_paid_again_is_named(redeemed, casino, make_api):
     assert again.commit(redeemed.validation_number).status_code == 200
     found = findings(casino)
     assert len(found) == 1
-    assert f"(ticket {redeemed.pk}, authorized): it does not start where the ticket's event before it left it" in found[0]
+    assert (
+        f"(ticket {redeemed.pk}, authorized): it does not start where the ticket's event before it left it" in found[0]
+    )
 
 
 def test_a_ticket_amount_raised_is_named(redeemed, casino):
@@ -89,9 +91,7 @@ def test_a_deleted_event_is_named(redeemed, casino):
     last = TicketEvent.objects.filter(ticket=redeemed).order_by("chain_sequence").last()
     tamper("DELETE FROM tickets_ticketevent WHERE id = %s", [last.pk])
     found = findings(casino)
-    assert found[0] == (
-        f"{casino.code}: ticket_events: its head says record 4, its records end at 3 (deleted or cut)"
-    )
+    assert found[0] == (f"{casino.code}: ticket_events: its head says record 4, its records end at 3 (deleted or cut)")
 
 
 def test_reordered_events_are_named(redeemed, casino):

@@ -13,7 +13,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--casino", action="append", default=[], help="A casino's code (repeatable); all if omitted.")
+        parser.add_argument(
+            "--casino", action="append", default=[], help="A casino's code (repeatable); all if omitted."
+        )
 
     def handle(self, *args: Any, casino: list[str], **options: Any) -> None:
         casinos = Casino.objects.order_by("code")
