@@ -7,6 +7,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from machines.chains import chain_and_save
 from tickets.models import Ticket, TicketEvent
 
 
@@ -71,6 +72,8 @@ def test_ticket_events_cannot_be_changed_in_raw_sql(ticket):
 
 
 def test_event_needs_an_actor_unless_written_by_the_system(ticket):
-    with pytest.raises(IntegrityError), transaction.atomic():
-        TicketEvent.objects.create(ticket=ticket, kind="redeemed", created_at=timezone.now())
-    TicketEvent.objects.create(ticket=ticket, kind="expired", created_at=timezone.now())
+    with pytest.raises(IntegrityError, match="ticketevent_has_actor"), transaction.atomic():
+        chain_and_save(
+            TicketEvent(ticket=ticket, kind="redeemed", created_at=timezone.now()), casino_id=ticket.casino_id
+        )
+    chain_and_save(TicketEvent(ticket=ticket, kind="expired", created_at=timezone.now()), casino_id=ticket.casino_id)

@@ -3,7 +3,8 @@
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from machines.models import Machine
+from machines.chains import chain_head_update, chain_records
+from machines.models import ChainHead, Machine
 from tickets import rawsql
 from tickets.models import Ticket, TicketEvent, TicketEventKind, TicketState
 
@@ -41,9 +42,11 @@ def test_a_change_and_its_event_are_written_together(api):
         details={"why": "test"},
         created_at=ticket.issued_at,
     )
+    chain_records([event], casino_id=ticket.casino_id)
     with CaptureQueriesContext(connection) as queries:
-        rawsql.update_and_insert(ticket, ["state", "voided_at"], event)
+        rawsql.update_and_insert(ticket, ["state", "voided_at"], event, also=chain_head_update(event))
     assert len(queries.captured_queries) == 1  # one round trip on PostgreSQL
+    assert ChainHead.objects.get(pk=event.chain_id).mac == event.chain_mac
     assert Ticket.objects.get(pk=ticket.pk).state == TicketState.VOID
     stored = TicketEvent.objects.get(pk=event.pk)
     assert (stored.kind, stored.details, stored.machine_id) == (
