@@ -262,6 +262,9 @@ if not REGISTER_CHAIN_KEYS:
 if any(len(key) < 32 for key in REGISTER_CHAIN_KEYS):
     raise ImproperlyConfigured("each key of REGISTER_CHAIN_KEYS needs at least 32 characters (docs/operations.md)")
 REGISTER_ANCHOR_DIR = Path(env_str("REGISTER_ANCHOR_DIR", str(VAR_DIR / "anchors")))
+# The books' anchors (every chain's end, signed: machines.anchors) go to the same directory this often. Records
+# written after the last anchor and deleted before the next are what no anchor can see: this is that window.
+BOOKS_ANCHOR_MINUTES = env_int("BOOKS_ANCHOR_MINUTES", 15, minimum=1)
 
 # --- API -----------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -340,6 +343,7 @@ CELERY_BEAT_SCHEDULE = {
     "pseudonymise-expired-persons": {"task": "compliance.pseudonymise_expired_persons", "schedule": 86400.0},
     # After the night's last gaming day closes and before the anchors are shipped off-site (docs/operations.md).
     "anchor-register": {"task": "compliance.anchor_register", "schedule": crontab(hour=6, minute=30)},
+    "anchor-books": {"task": "machines.anchor_books", "schedule": 60.0 * BOOKS_ANCHOR_MINUTES},
     "heartbeat": {"task": "ops.heartbeat", "schedule": float(HEARTBEAT_SECONDS)},
 }
 

@@ -12,11 +12,11 @@ lock is held only until that transaction commits.
 import datetime as dt
 import hmac
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from django.apps import apps
 from django.db import connection, models
@@ -244,31 +244,70 @@ def _strays(model: type[Chained], casino: Casino, heads: dict[int, ChainHead]) -
     return Finding(casino.code, f"{model.journal} row {stray}", "it is not in the casino's chain of this journal")
 
 
-def chains_verify(
-    casino: Casino, models_: Iterable[type[Chained]] | None = None
-) -> tuple[list[ChainEnd], list[Finding]]:
-    """Every chain of the casino, recomputed: their ends and what does not hold."""
-    heads = {head.pk: head for head in ChainHead.objects.filter(casino=casino)}
-    ends, findings = [], []
-    for model in models_ or journals():
-        if (stray := _strays(model, casino, heads)) is not None:
-            findings.append(stray)
-        head = next((head for head in heads.values() if head.journal == model.journal), None)
+class ChainSource(Protocol):
+    """A chain as verification and the anchors see it: a journal declared with `Chained`, or another (the register)."""
+
+    name: str
+
+    def end(self, casino: Casino) -> tuple[int, str]:
+        """The chain's last record by its records (not by any head): its sequence and MAC; (0, genesis) if empty."""
+        ...
+
+    def mac_at(self, casino: Casino, sequence: int) -> str | None:
+        """The MAC of the chain's record at `sequence`, or None when there is none."""
+        ...
+
+    def verify(self, casino: Casino) -> list[Finding]:
+        """The chain recomputed: the first record that does not hold (at most one finding per problem)."""
+        ...
+
+
+# Chains kept other than as `Chained` journals (the register of persons, with its own seal and anchors),
+# provided by the apps that keep them, so that the books' verification and anchors cover them too.
+OTHER_CHAINS: Port[ChainSource] = Port("other chains", many=True)
+
+
+class JournalChain:
+    """A `Chained` journal as a chain source."""
+
+    def __init__(self, model: type[Chained]) -> None:
+        self.model = model
+        self.name = model.journal
+
+    def _records(self, casino: Casino) -> models.QuerySet[Chained]:
+        return self.model.objects.filter(chain__casino=casino, chain__journal=self.name)
+
+    def end(self, casino: Casino) -> tuple[int, str]:
+        last = self._records(casino).order_by("-chain_sequence").values_list("chain_sequence", "chain_mac").first()
+        return (int(last[0]), str(last[1])) if last else (0, GENESIS_MAC)
+
+    def mac_at(self, casino: Casino, sequence: int) -> str | None:
+        found = self._records(casino).filter(chain_sequence=sequence).values_list("chain_mac", flat=True).first()
+        return str(found) if found is not None else None
+
+    def verify(self, casino: Casino) -> list[Finding]:
+        heads = {head.pk: head for head in ChainHead.objects.filter(casino=casino)}
+        findings = [stray] if (stray := _strays(self.model, casino, heads)) is not None else []
+        head = next((head for head in heads.values() if head.journal == self.name), None)
         if head is None:
-            continue
-        end, finding = chain_verify(model, casino, head.pk)
-        ends.append(end)
+            return findings
+        end, finding = chain_verify(self.model, casino, head.pk)
         if finding is not None:
             findings.append(finding)
         elif (end.sequence, end.mac) != (head.sequence, head.mac):
             reason = f"its head says record {head.sequence}, its records end at {end.sequence} (deleted or cut)"
-            findings.append(Finding(casino.code, model.journal, reason))
-    return ends, findings
+            findings.append(Finding(casino.code, self.name, reason))
+        return findings
 
 
-def books_verify(casino: Casino) -> tuple[list[ChainEnd], list[Finding]]:
-    """The casino's chains, then every check of what derives from them."""
-    ends, findings = chains_verify(casino)
+def chain_sources() -> list[ChainSource]:
+    """Every chain: the declared journals, then the others provided."""
+    return [*(JournalChain(model) for model in journals()), *OTHER_CHAINS.all()]
+
+
+def books_verify(casino: Casino) -> list[Finding]:
+    """The casino's chains recomputed, then every check of what derives from them."""
+    findings = [finding for source in chain_sources() for finding in source.verify(casino)]
     for check in BOOK_CHECKS.all():
         findings.extend(check(casino))
-    return ends, findings
+    return findings

@@ -24,6 +24,7 @@ from django.utils import timezone
 from compliance import crypto
 from compliance.models import RegisterEntry
 from compliance.services.register import register_verify
+from machines.anchors import is_books_anchor
 from machines.models import Casino
 
 FIELDS = ("casino", "date", "count", "head", "key_id", "signature")
@@ -68,9 +69,12 @@ class Anchor:
         return f"anchor of {self.date.isoformat()}"
 
 
-def _anchor_read(path: Path) -> Anchor:
+def _anchor_read(path: Path) -> Anchor | None:
+    """The register anchor in a file; None for a books anchor (machines.anchors), which shares the directory."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if is_books_anchor(data):
+            return None
         if not isinstance(data, dict) or set(data) != set(FIELDS):
             raise ValueError(f"expected the fields {', '.join(FIELDS)}")
         count = data["count"]
@@ -96,10 +100,8 @@ def anchors_read(directory: Path) -> list[Anchor]:
     """Every anchor under `directory` (any depth: an off-site copy keeps whatever layout it likes)."""
     if not directory.is_dir():
         raise AnchorError(f"{directory} is not a directory")
-    return sorted(
-        (_anchor_read(path) for path in directory.rglob("*.json")),
-        key=lambda a: (a.casino, a.count, a.date),
-    )
+    found = (_anchor_read(path) for path in directory.rglob("*.json"))
+    return sorted((a for a in found if a is not None), key=lambda a: (a.casino, a.count, a.date))
 
 
 def anchor_check(anchor: Anchor, casino: Casino) -> str | None:
@@ -184,7 +186,7 @@ def register_anchor(*, casino: Casino, directory: Path, now: dt.datetime | None 
     if _write_new(path, anchor.as_json()):
         return Anchored(casino.code, path, written=True)
     there = _anchor_read(path)  # written earlier today at the same count, or by a concurrent run
-    if (there.casino, there.count, there.head) != (anchor.casino, anchor.count, anchor.head):
+    if there is None or (there.casino, there.count, there.head) != (anchor.casino, anchor.count, anchor.head):
         raise AnchorError(f"{casino.code}: {path} anchors another head for entry {anchor.count}; it is left as it is")
     return Anchored(casino.code, path, written=False)
 

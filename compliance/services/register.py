@@ -29,6 +29,7 @@ from compliance.models import (
 )
 from compliance.services.base import GENESIS_HASH, PersonError
 from compliance.services.identification import Identification
+from machines.chains import Finding
 from machines.models import Casino
 
 
@@ -229,3 +230,25 @@ def register_head(casino: Casino) -> str:
         RegisterEntry.objects.filter(casino=casino).order_by("-sequence").values_list("entry_hash", flat=True).first()
     )
     return last or GENESIS_HASH
+
+
+class RegisterChain:
+    """The register as one of the books' chains (machines.chains.OTHER_CHAINS): verified and anchored with them."""
+
+    name = "register"
+
+    def end(self, casino: Casino) -> tuple[int, str]:
+        last = RegisterEntry.objects.filter(casino=casino).order_by("-sequence").values_list("sequence", "entry_hash")
+        found = last.first()
+        return (int(found[0]), str(found[1])) if found else (0, GENESIS_HASH)
+
+    def mac_at(self, casino: Casino, sequence: int) -> str | None:
+        found = RegisterEntry.objects.filter(casino=casino, sequence=sequence).values_list("entry_hash", flat=True)
+        return found.first()
+
+    def verify(self, casino: Casino) -> list[Finding]:
+        link = register_verify(casino)
+        return [] if link is None else [Finding(casino.code, f"register entry {link.sequence}", link.reason)]
+
+
+REGISTER_CHAIN = RegisterChain()

@@ -11,7 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from machines.chains import books_verify, journals
+from machines.anchors import AnchorError, anchor_read, books_anchor, books_anchor_all
+from machines.chains import JournalChain, books_verify, journals
 from machines.models import ChainHead
 from tickets.models import Ticket, TicketEvent
 
@@ -27,7 +28,7 @@ def tamper(sql: str, params: list | tuple = ()) -> None:
 
 
 def findings(casino) -> list[str]:
-    return [str(finding) for finding in books_verify(casino)[1]]
+    return [str(finding) for finding in books_verify(casino)]
 
 
 def set_back(ticket: Ticket) -> None:
@@ -110,3 +111,87 @@ def test_verify_books_exits_non_zero_and_names_it(redeemed, casino, capsys):
     tamper("UPDATE tickets_ticket SET amount = %s WHERE id = %s", [Decimal("7000.00"), redeemed.pk])
     with pytest.raises(CommandError, match="ticket_events record 1: its content does not match its MAC"):
         call_command("verify_books")
+
+
+# --- Anchors: the chains' ends outside the database ------------------------------------------------------------
+
+
+def cut_ticket(ticket: Ticket) -> None:
+    """Delete a ticket with its events and move the chain's head back, as a superuser hiding it would."""
+    events = list(TicketEvent.objects.filter(ticket=ticket).order_by("chain_sequence"))
+    before = TicketEvent.objects.filter(chain_id=events[0].chain_id, chain_sequence=events[0].chain_sequence - 1)
+    previous = before.values_list("chain_mac", flat=True).first() or "0" * 64
+    tamper("DELETE FROM tickets_ticketevent WHERE ticket_id = %s", [ticket.pk])
+    tamper("DELETE FROM tickets_ticket WHERE id = %s", [ticket.pk])
+    tamper(
+        "UPDATE machines_chainhead SET sequence = %s, mac = %s WHERE id = %s",
+        [events[0].chain_sequence - 1, previous, events[0].chain_id],
+    )
+
+
+def verify_with_anchors(directory, capsys) -> str:
+    call_command("verify_books", "--anchors", str(directory))
+    return capsys.readouterr().out
+
+
+def test_an_anchor_names_every_chain_and_is_never_written_over(redeemed, casino, tmp_path):
+    path = books_anchor(casino=casino, directory=tmp_path)
+    anchor = anchor_read(path)
+    assert anchor.chains["ticket_events"] == JournalChain(TicketEvent).end(casino)
+    assert anchor.chains["ticket_events"][0] == 4
+    assert "register" in anchor.chains
+    assert path.parent == tmp_path / casino.code / "books"
+    with pytest.raises(AnchorError, match="exists already"):
+        books_anchor(casino=casino, directory=tmp_path, now=anchor.at)
+    assert anchor_read(path) == anchor
+
+
+def test_a_tail_cut_before_the_last_anchor_is_named(redeemed, casino, api, tmp_path, capsys):
+    books_anchor(casino=casino, directory=tmp_path)
+    cut_ticket(redeemed)
+    call_command("verify_books")  # the chain alone cannot tell: what is left is a whole chain
+    with pytest.raises(CommandError, match="ticket_events record 4 is missing"):
+        verify_with_anchors(tmp_path, capsys)
+
+
+def test_what_is_written_and_deleted_between_two_anchors_is_the_stated_window(redeemed, casino, api, tmp_path, capsys):
+    """docs/operations.md: what is written after the last anchor and deleted before the next is not seen."""
+    books_anchor(casino=casino, directory=tmp_path)
+    later = Ticket.objects.get(validation_number=api.issued_ticket("5.00"))
+    cut_ticket(later)
+    assert "TOR: books intact" in verify_with_anchors(tmp_path, capsys)
+
+
+def test_an_old_backup_restored_over_new_data_is_named(redeemed, casino, api, tmp_path, capsys):
+    books_anchor(casino=casino, directory=tmp_path)  # the backup is taken about now
+    newer = Ticket.objects.get(validation_number=api.issued_ticket("5.00"))
+    books_anchor(casino=casino, directory=tmp_path)  # the books are anchored after it
+    cut_ticket(newer)  # the restore brings back the books as they were at the backup
+    with pytest.raises(CommandError, match="ticket_events record 6 is missing"):
+        verify_with_anchors(tmp_path, capsys)
+
+
+def test_a_cut_chain_is_reported_not_anchored_over(redeemed, casino, tmp_path):
+    books_anchor(casino=casino, directory=tmp_path)
+    cut_ticket(redeemed)
+    written, refused = books_anchor_all(directory=tmp_path)
+    assert written == []
+    assert refused == [
+        f"{casino.code}: anchor of {anchor_read(next(tmp_path.rglob('*.json'))).at.isoformat()}: "
+        "ticket_events record 4 is missing (the chain was cut short, emptied or restored from before)"
+    ]
+
+
+def test_a_forged_anchor_is_named(redeemed, casino, tmp_path, capsys):
+    path = books_anchor(casino=casino, directory=tmp_path)
+    text = path.read_text().replace('"sequence": 4', '"sequence": 3')
+    path.write_text(text)
+    with pytest.raises(CommandError, match="its signature does not hold"):
+        verify_with_anchors(tmp_path, capsys)
+
+
+def test_the_register_anchors_ignore_the_books_anchors_beside_them(redeemed, casino, tmp_path, capsys):
+    books_anchor(casino=casino, directory=tmp_path)
+    # Read and set aside, not refused as a broken register anchor: the register has none yet.
+    with pytest.raises(CommandError, match="no anchors in"):
+        call_command("verify_register", "--anchors", str(tmp_path))
