@@ -8,10 +8,12 @@ class CashdeskConfig(AppConfig):
 
     def ready(self) -> None:
         # What the layers below need of the cash desk, provided through their ports (casino_office.ports).
+        from cashdesk.checks import books_check
         from cashdesk.selectors import DeskOperationHistory, receipts_at_machines
         from cashdesk.services.handpays import handpays_at_machines
         from cashdesk.services.kiosks import KioskBooks
         from compliance.history import OPERATION_HISTORY
+        from machines.chains import BOOK_CHECKS
         from tickets.kiosks import KIOSK_CASH
         from tickets.reconciliation import HANDPAY_SOURCES, RECEIPT_SOURCES
 
@@ -23,3 +25,5 @@ class CashdeskConfig(AppConfig):
         RECEIPT_SOURCES.provide(receipts_at_machines)
         # Compliance reads the desk's transactions (linked-day totals, structuring, the FCIS report).
         OPERATION_HISTORY.provide(DeskOperationHistory())
+        # The books' verification checks the desk's rows against the chained transactions.
+        BOOK_CHECKS.provide(books_check)

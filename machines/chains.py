@@ -83,9 +83,34 @@ def record_content(model: type[Chained], values: dict[str, Any]) -> dict[str, An
     return {path: canonical_value(_field(model, path), values[path]) for path in model.journal_fields}
 
 
-def instance_content(record: Chained) -> dict[str, Any]:
+def _child_model(model: type[Chained], name: str) -> tuple[type[models.Model], str]:
+    """The model of a record's children by their related name, and the attname of their key to the record."""
+    relation = model._meta.get_field(name)
+    return relation.related_model, relation.field.attname  # type: ignore[union-attr,return-value]
+
+
+def children_content(model: type[Chained], children: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """A record's children, canonical and in a fixed order: {related name: [covered fields]}."""
+    content = {}
+    for name, fields in model.journal_children.items():
+        child, _key = _child_model(model, name)
+        rows = [{path: canonical_value(_field(child, path), row[path]) for path in fields} for row in children[name]]
+        content[name] = sorted(rows, key=lambda row: json.dumps(row, sort_keys=True, default=str))
+    return content
+
+
+def instance_content(record: Chained, children: dict[str, Sequence[models.Model]] | None = None) -> dict[str, Any]:
+    """What a record's MAC covers, from the instance (and its children's instances, not saved yet)."""
     model = type(record)
-    return record_content(model, {path: _read(record, path) for path in model.journal_fields})
+    content = record_content(model, {path: _read(record, path) for path in model.journal_fields})
+    if model.journal_children:
+        given = children or {}
+        read = {
+            name: [{path: _read(child, path) for path in fields} for child in given.get(name, ())]
+            for name, fields in model.journal_children.items()
+        }
+        content.update(children_content(model, read))
+    return content
 
 
 @dataclass(frozen=True)
@@ -122,12 +147,15 @@ def _advance(casino_id: int, journal: str, count: int) -> tuple[int, int, str]:
     return int(head_id), int(last), str(previous)
 
 
-def chain_records(records: Sequence[Chained], *, casino_id: int) -> str:
+def chain_records(
+    records: Sequence[Chained], *, casino_id: int, children: Sequence[dict[str, Sequence[models.Model]]] = ()
+) -> str:
     """Give the records (of one journal, not yet saved) their places and MACs in the casino's chain.
 
     Call inside the transaction that inserts them, just before the insert: the chain's head stays locked
     until it commits. Returns the SQL (with its parameters from `chain_head_update`) that moves the head's
-    MAC on; run it in that transaction too (`chain_head_save`), or send it with the insert.
+    MAC on; run it in that transaction too (`chain_head_save`), or send it with the insert. A journal with
+    children gets them per record (`children[i]` for `records[i]`): they are part of what the MAC covers.
     """
     model = type(records[0])
     head_id, last, previous = _advance(casino_id, model.journal, len(records))
@@ -137,7 +165,8 @@ def chain_records(records: Sequence[Chained], *, casino_id: int) -> str:
         record.chain_id = head_id
         record.chain_sequence = link.sequence
         record.chain_key = key_id
-        record.chain_mac = previous = link_mac(link, instance_content(record))
+        own = children[offset] if children else None
+        record.chain_mac = previous = link_mac(link, instance_content(record, own))
     return previous
 
 
@@ -152,9 +181,14 @@ def chain_head_save(record: Chained) -> None:
         cursor.execute(sql, params)
 
 
-def chain_and_save(record: Chained, *, casino_id: int) -> Chained:
-    """Chain one record and insert it, with its head moved on: three statements in the caller's transaction."""
-    chain_records([record], casino_id=casino_id)
+def chain_and_save(
+    record: Chained, *, casino_id: int, children: dict[str, Sequence[models.Model]] | None = None
+) -> Chained:
+    """Chain one record and insert it, with its head moved on: three statements in the caller's transaction.
+
+    Its children (if the journal has any) are given, and inserted by the caller once the record has its key.
+    """
+    chain_records([record], casino_id=casino_id, children=[children] if children else ())
     record.save(force_insert=True)
     chain_head_save(record)
     return record
@@ -196,16 +230,39 @@ class ChainEnd:
     mac: str
 
 
+_CHUNK = 5000
+
+
+def _with_children(model: type[Chained], chunk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The chunk's records, each with its children's covered fields read in one statement per relation."""
+    for name, fields in model.journal_children.items():
+        child, key = _child_model(model, name)
+        found: dict[int, list[dict[str, Any]]] = {row["pk"]: [] for row in chunk}
+        for values in child.objects.filter(**{f"{key}__in": list(found)}).values(key, *fields):  # type: ignore[attr-defined]
+            found[values.pop(key)].append(values)
+        for row in chunk:
+            row.setdefault("children", {})[name] = found[row["pk"]]
+    return chunk
+
+
 def _chain_rows(model: type[Chained], head_id: int) -> Iterator[dict[str, Any]]:
-    names = ["chain_sequence", "chain_key", "chain_mac", *model.journal_fields]
+    names = ["pk", "chain_sequence", "chain_key", "chain_mac", *model.journal_fields]
     rows = model.objects.filter(chain_id=head_id).order_by("chain_sequence").values_list(*names)
-    for row in rows.iterator(chunk_size=5000):
-        yield dict(zip(names, row, strict=True))
+    chunk: list[dict[str, Any]] = []
+    for row in rows.iterator(chunk_size=_CHUNK):
+        chunk.append(dict(zip(names, row, strict=True)))
+        if len(chunk) == _CHUNK:
+            yield from _with_children(model, chunk)
+            chunk = []
+    yield from _with_children(model, chunk)
 
 
 def _record_check(model: type[Chained], link: Link, row: dict[str, Any]) -> str | None:
+    content = record_content(model, row)
+    if model.journal_children:
+        content.update(children_content(model, row["children"]))
     try:
-        expected = link_mac(link, record_content(model, row))
+        expected = link_mac(link, content)
     except chain_keys.UnknownChainKey:
         return f"it is signed with key {link.key_id}, which is not configured (REGISTER_CHAIN_KEYS)"
     if not hmac.compare_digest(expected, row["chain_mac"]):

@@ -12,7 +12,7 @@ from cashdesk.models.desks import Shift
 from casino_office.triggers import append_only, sql_list
 from casino_office.vocabulary import KIND_LISTS, KindLists
 from compliance.models import Person, RegisterEntry
-from machines.models import Casino, Place
+from machines.models import Casino, Chained, Place, chain_link_unique
 
 
 class TransactionKind(models.TextChoices):
@@ -128,8 +128,35 @@ def cash_payout_is_cashable(payout_kinds: list[str]) -> pgtrigger.Trigger:
     )
 
 
-class CashTransaction(models.Model):
-    """One cash-desk transaction: its legs, audit and receipt number are written together."""
+class CashTransaction(Chained):
+    """One cash-desk transaction: its legs, audit and receipt number are written together.
+
+    A chained journal (machines.chains): the MAC of each transaction covers its
+    fields and its legs, so no amount, leg or person behind it changes unseen.
+    """
+
+    journal = "cash_transactions"
+    journal_casino = "casino_id"
+    journal_fields = (
+        "casino_id",
+        "desk_id",
+        "shift_id",
+        "number",
+        "kind",
+        "amount",
+        "person_id",
+        "identity_threshold",
+        "ticket_id",
+        "reverses_id",
+        "note",
+        "created_by_id",
+        "machine_id",
+        "approved_by_id",
+        "created_at",
+        "machine_receipt_id",
+        "operation_key",
+    )
+    journal_children = {"legs": ("casino_id", "desk_id", "counterparty", "shift_id", "item", "count", "amount")}
 
     casino = models.ForeignKey(
         Casino, on_delete=models.PROTECT, related_name="cash_transactions", verbose_name=_("casino")
@@ -213,6 +240,7 @@ class CashTransaction(models.Model):
         indexes = [models.Index(fields=["casino", "created_at"], name="cashtx_casino_time_idx")]
         constraints = [
             models.UniqueConstraint(fields=["desk", "number"], name="cashtx_number_unique_per_desk"),
+            chain_link_unique("cashtx"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="cashtx_amount_positive"),
             models.CheckConstraint(
                 condition=Q(kind=TransactionKind.REVERSAL, reverses__isnull=False, approved_by__isnull=False)

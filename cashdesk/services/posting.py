@@ -22,6 +22,7 @@ from cashdesk.items import DENOMINATIONS, Item
 from cashdesk.models import CASH_IN_KINDS, COUNTERPARTY_OF_KIND, CashTransaction, Leg, MachineReceipt, Shift
 from casino_office.money import format_money
 from compliance.models import Person
+from machines.chains import chain_and_save
 from machines.models import Machine, Place
 from tickets.models import Ticket
 
@@ -101,11 +102,11 @@ def books_write(
     operation_key: str | None,
 ) -> CashTransaction:
     """Write the transaction under the desk's next receipt number, with its legs (each item sums to zero: a deferred
-    trigger refuses it otherwise at commit)."""
+    trigger refuses it otherwise at commit), chained in the casino's books."""
     desk, casino = posting.desk, posting.desk.casino
     desk.last_receipt_number += 1
     Place.objects.filter(pk=desk.pk).update(last_receipt_number=desk.last_receipt_number)
-    transaction_ = CashTransaction.objects.create(
+    transaction_ = CashTransaction(
         casino=casino,
         desk=desk,
         shift=posting.shift,
@@ -124,9 +125,8 @@ def books_write(
         created_at=posting.at,
         operation_key=operation_key or None,
     )
-    Leg.objects.bulk_create(
+    legs = [
         Leg(
-            transaction=transaction_,
             casino=casino,
             desk=place if isinstance(place, Place) else None,
             counterparty="" if isinstance(place, Place) else place,
@@ -137,7 +137,12 @@ def books_write(
         )
         for place, line in posting.legs
         if line.amount != 0
-    )
+    ]
+    # The transaction and its legs are one record of the casino's chained books (machines.chains).
+    chain_and_save(transaction_, casino_id=casino.pk, children={"legs": legs})
+    for leg in legs:
+        leg.transaction = transaction_
+    Leg.objects.bulk_create(legs)
     return transaction_
 
 

@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -70,30 +71,84 @@ def _switch_triggers(schema_editor: BaseDatabaseSchemaEditor, table: str, on: bo
     return [sql for _name, sql in found]
 
 
-def _chain_casino(model: Any, head: Any, journal: str, casino: str, casino_id: int, fields: tuple[str, ...]) -> None:
-    key_id = _key_id(settings.REGISTER_CHAIN_KEYS[0])
-    key = settings.REGISTER_CHAIN_KEYS[0].encode("utf-8")
-    previous, sequence = GENESIS_MAC, 0
-    covered = {path: _field(model, path) for path in fields}
-    rows = model.objects.filter(**{casino: casino_id}).order_by("pk")
+def _children(model: Any, children: dict[str, tuple[str, ...]], ids: list[int]) -> dict[int, dict[str, list[Any]]]:
+    """Per record id, its children's covered fields, canonical and sorted (as the MAC covers them)."""
+    found: dict[int, dict[str, list[Any]]] = {pk: {} for pk in ids}
+    for name, fields in children.items():
+        relation = model._meta.get_field(name)
+        child, key = relation.related_model, relation.field.attname
+        for pk in ids:
+            found[pk][name] = []
+        for row in child.objects.filter(**{f"{key}__in": ids}).values(key, *fields):
+            content = {path: _value(_field(child, path), row[path]) for path in fields}
+            found[row[key]][name].append(content)
+        for pk in ids:
+            found[pk][name].sort(key=lambda row: json.dumps(row, sort_keys=True, default=str))
+    return found
+
+
+@dataclass
+class _Chain:
+    """One casino's chain of one journal while it is written: where it stands, and what its records cover."""
+
+    model: Any
+    journal: str
+    casino_id: int
+    head_id: int
+    covered: dict[str, Any]
+    children: dict[str, tuple[str, ...]]
+    key_id: str
+    key: bytes
+    previous: str = GENESIS_MAC
+    sequence: int = 0
+
+    def chain(self, chunk: list[dict[str, Any]]) -> None:
+        """Chain one chunk of records (read in the order they were written) after the last."""
+        found = _children(self.model, self.children, [row["pk"] for row in chunk]) if self.children else {}
+        batch = []
+        for row in chunk:
+            self.sequence += 1
+            content = {path: _value(field, row[path]) for path, field in self.covered.items()}
+            content.update(found.get(row["pk"], {}))
+            body = {"journal": self.journal, "casino": self.casino_id, "sequence": self.sequence}
+            body.update(previous=self.previous, key_id=self.key_id, record=content)
+            self.previous = _mac(self.key, body)
+            fields = {"chain_id": self.head_id, "chain_sequence": self.sequence, "chain_key": self.key_id}
+            batch.append(self.model(pk=row["pk"], chain_mac=self.previous, **fields))
+        self.model.objects.bulk_update(batch, ["chain", "chain_sequence", "chain_key", "chain_mac"])
+
+
+def _chain_casino(model: Any, head: Any, journal: str, casino: str, casino_id: int, fields: Any, children: Any) -> None:
     head_row = head.objects.create(casino_id=casino_id, journal=journal, sequence=0, mac=GENESIS_MAC)
-    batch = []
-    for row in rows.values("pk", *fields).iterator(chunk_size=_BATCH):
-        sequence += 1
-        content = {path: _value(field, row[path]) for path, field in covered.items()}
-        body = {"journal": journal, "casino": casino_id, "sequence": sequence, "previous": previous}
-        previous = _mac(key, {**body, "key_id": key_id, "record": content})
-        batch.append(model(pk=row["pk"], chain_id=head_row.pk, chain_sequence=sequence, chain_key=key_id, chain_mac=previous))
-        if len(batch) >= _BATCH:
-            model.objects.bulk_update(batch, ["chain", "chain_sequence", "chain_key", "chain_mac"])
-            batch = []
-    if batch:
-        model.objects.bulk_update(batch, ["chain", "chain_sequence", "chain_key", "chain_mac"])
-    head.objects.filter(pk=head_row.pk).update(sequence=sequence, mac=previous)
+    state = _Chain(
+        model=model,
+        journal=journal,
+        casino_id=casino_id,
+        head_id=head_row.pk,
+        covered={path: _field(model, path) for path in fields},
+        children=children,
+        key_id=_key_id(settings.REGISTER_CHAIN_KEYS[0]),
+        key=settings.REGISTER_CHAIN_KEYS[0].encode("utf-8"),
+    )
+    chunk: list[dict[str, Any]] = []
+    for row in model.objects.filter(**{casino: casino_id}).order_by("pk").values("pk", *fields).iterator(_BATCH):
+        chunk.append(row)
+        if len(chunk) == _BATCH:
+            state.chain(chunk)
+            chunk = []
+    if chunk:
+        state.chain(chunk)
+    head.objects.filter(pk=head_row.pk).update(sequence=state.sequence, mac=state.previous)
 
 
 def chain_backfill(
-    app_label: str, model_name: str, *, journal: str, casino: str, fields: tuple[str, ...]
+    app_label: str,
+    model_name: str,
+    *,
+    journal: str,
+    casino: str,
+    fields: tuple[str, ...],
+    children: dict[str, tuple[str, ...]] | None = None,
 ) -> migrations.RunPython:
     """Chain the model's existing records per casino, in the order they were written; unapplying forgets them."""
 
@@ -106,7 +161,7 @@ def chain_backfill(
         table = model._meta.db_table
         saved = _switch_triggers(schema_editor, table, on=False)
         for casino_id in list(casinos):
-            _chain_casino(model, head, journal, casino, casino_id, fields)
+            _chain_casino(model, head, journal, casino, casino_id, fields, children or {})
         _switch_triggers(schema_editor, table, on=True)
         for sql in saved:
             schema_editor.execute(sql)

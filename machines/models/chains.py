@@ -54,7 +54,10 @@ class Chained(models.Model):
     - `journal_fields`: what the MAC covers: the record's own fields (by attname) and lookups through its
       foreign keys (e.g. "ticket__amount"), so that a row the record is about cannot change unseen either.
       Every concrete field is covered or named in `journal_exempt` (a test checks it), so a field added
-      later never changes what an old record's MAC meant.
+      later never changes what an old record's MAC meant;
+    - `journal_children`: the rows written with the record that are part of it (a transaction's legs), by
+      their related name, with the fields covered (without the key to the record): the MAC covers them as a
+      set, so none is added, removed, changed or moved to another record unseen.
     """
 
     chain = models.ForeignKey(
@@ -68,6 +71,7 @@ class Chained(models.Model):
     journal_casino: ClassVar[str]
     journal_fields: ClassVar[tuple[str, ...]]
     journal_exempt: ClassVar[tuple[str, ...]] = ("id",)
+    journal_children: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     class Meta:
         abstract = True

@@ -20,8 +20,12 @@ pytestmark = pytest.mark.django_db
 
 
 def tamper(sql: str, params: list | tuple = ()) -> None:
-    """Change rows behind the triggers' back, as a database superuser could."""
+    """Change rows behind the triggers' back, as a database superuser could.
+
+    The checks the test's own writes left for commit (deferred foreign keys, balanced legs) run first.
+    """
     with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute("SET session_replication_role = replica")
         cursor.execute(sql, params)
         cursor.execute("SET session_replication_role = DEFAULT")

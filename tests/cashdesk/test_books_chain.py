@@ -1,0 +1,101 @@
+"""The cash desk's books against the database's own administrator (issue 23).
+
+Each test tampers as a superuser with the triggers off (`session_replication_role
+= replica`) and asserts that the books' verification names what was done.
+"""
+
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from cashdesk import services
+from cashdesk.models import CashTransaction, Leg
+from machines.chains import books_verify
+from tests.machines.test_chains import tamper
+
+
+def findings(casino) -> list[str]:
+    return [str(finding) for finding in books_verify(casino)]
+
+
+@pytest.fixture
+def bought(shift, cashier, person) -> CashTransaction:
+    """1 500 EUR of chips bought by an identified person: a transaction with its register line."""
+    return services.chips_buy(shift=shift, user=cashier, chips={"chip_500": 3}, person=person)
+
+
+def test_untouched_books_verify(bought, casino, capsys):
+    assert bought.chain_sequence >= 1
+    assert findings(casino) == []
+    call_command("verify_books")
+    assert f"{casino.code}: books intact" in capsys.readouterr().out
+
+
+def test_a_transaction_and_its_legs_changed_behind_a_register_entry_are_named(bought, casino):
+    """The issue's probe: the transaction and legs behind a register entry changed (here from 1 500 to 1 000)."""
+    tamper("UPDATE cashdesk_cashtransaction SET amount = 1000 WHERE id = %s", [bought.pk])
+    tamper(
+        "UPDATE cashdesk_leg SET amount = SIGN(amount) * 1000, count = CASE WHEN count IS NULL THEN NULL "
+        "ELSE SIGN(count) * 2 END WHERE transaction_id = %s",
+        [bought.pk],
+    )
+    found = findings(casino)
+    seq = bought.chain_sequence
+    assert f"{casino.code}: cash_transactions record {seq}: its content does not match its MAC" in found[0]
+    entry = bought.register_entry
+    assert any(
+        f"register entry {entry.sequence}: it says 1500.00 EUR, transaction {bought.pk} 1000.00" in f for f in found
+    )
+
+
+def test_a_deleted_leg_is_named(bought, casino):
+    leg = Leg.objects.filter(transaction=bought).first()
+    tamper("DELETE FROM cashdesk_leg WHERE id = %s", [leg.pk])
+    assert (
+        f"cash_transactions record {bought.chain_sequence}: its content does not match its MAC" in findings(casino)[0]
+    )
+
+
+def test_a_leg_moved_to_another_transaction_is_named(bought, shift, cashier, person, casino):
+    other = services.chips_buy(shift=shift, user=cashier, chips={"chip_500": 1}, person=None)
+    leg = Leg.objects.filter(transaction=bought).first()
+    tamper("UPDATE cashdesk_leg SET transaction_id = %s WHERE id = %s", [other.pk, leg.pk])
+    assert (
+        f"cash_transactions record {bought.chain_sequence}: its content does not match its MAC" in findings(casino)[0]
+    )
+
+
+def test_a_forged_transaction_is_named(bought, casino, desk, shift):
+    """A transaction inserted with balanced legs and a made-up MAC at the chain's next place."""
+    tamper(
+        "INSERT INTO cashdesk_cashtransaction (casino_id, desk_id, shift_id, number, kind, amount, identity_threshold, "
+        "note, created_by_id, created_at, chain_id, chain_sequence, chain_key, chain_mac) SELECT casino_id, desk_id, "
+        "shift_id, number + 100, kind, 10, identity_threshold, '', created_by_id, created_at, chain_id, "
+        "chain_sequence + 1, chain_key, %s "
+        "FROM cashdesk_cashtransaction WHERE id = %s",
+        ["f" * 64, bought.pk],
+    )
+    forged = CashTransaction.objects.get(chain_sequence=bought.chain_sequence + 1)
+    tamper(
+        "INSERT INTO cashdesk_leg (transaction_id, casino_id, desk_id, counterparty, item, amount) VALUES "
+        "(%s, %s, %s, '', 'cash', -10), (%s, %s, NULL, 'players', 'cash', 10)",
+        [forged.pk, casino.pk, desk.pk, forged.pk, casino.pk],
+    )
+    assert findings(casino)[0] == (
+        f"{casino.code}: cash_transactions record {forged.chain_sequence}: "
+        "its content does not match its MAC (edited, forged or moved)"
+    )
+
+
+def test_a_deleted_transaction_leaves_its_legs_and_register_line_named(bought, casino):
+    tamper("DELETE FROM cashdesk_cashtransaction WHERE id = %s", [bought.pk])
+    found = findings(casino)
+    assert any(f.endswith("its transaction is gone (deleted)") and ": leg " in f for f in found), found
+    assert any(f"its transaction {bought.pk} is gone (deleted)" in f for f in found), found
+
+
+def test_verify_books_exits_non_zero_on_a_changed_amount(bought, casino):
+    tamper("UPDATE cashdesk_cashtransaction SET amount = %s WHERE id = %s", [Decimal("1499.00"), bought.pk])
+    with pytest.raises(CommandError, match="cash_transactions record"):
+        call_command("verify_books")
