@@ -344,6 +344,8 @@ CELERY_BEAT_SCHEDULE = {
     # After the night's last gaming day closes and before the anchors are shipped off-site (docs/operations.md).
     "anchor-register": {"task": "compliance.anchor_register", "schedule": crontab(hour=6, minute=30)},
     "anchor-books": {"task": "machines.anchor_books", "schedule": 60.0 * BOOKS_ANCHOR_MINUTES},
+    # The books verified each morning, on from where the last run ended and against the anchors written since.
+    "verify-books": {"task": "compliance.verify_books_daily", "schedule": crontab(hour=7, minute=0)},
     "heartbeat": {"task": "ops.heartbeat", "schedule": float(HEARTBEAT_SECONDS)},
 }
 
@@ -351,6 +353,8 @@ CELERY_BEAT_SCHEDULE = {
 HEALTH_QUEUES = env_list("HEALTH_QUEUES", [CELERY_TASK_DEFAULT_QUEUE])
 HEALTH_MAX_QUEUE_LENGTH = env_int("HEALTH_MAX_QUEUE_LENGTH", 1000, minimum=1)
 HEALTH_MAX_HEARTBEAT_AGE = env_int("HEALTH_MAX_HEARTBEAT_AGE", 180, minimum=2)
+# The books are verified every morning: a last run older than this (a day and two hours) is reported.
+HEALTH_MAX_BOOKS_AGE = env_int("HEALTH_MAX_BOOKS_AGE", 26 * 3600, minimum=3600)
 if HEALTH_MAX_HEARTBEAT_AGE <= HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("HEALTH_MAX_HEARTBEAT_AGE must be longer than HEARTBEAT_SECONDS (three times is usual)")
 HEALTH_BROKER_TIMEOUT = env_int("HEALTH_BROKER_TIMEOUT", 2, minimum=1)

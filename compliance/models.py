@@ -272,6 +272,7 @@ class Alert(models.Model):
             _("Unidentified operations just under the threshold at the casino's desks and kiosks, together above it"),
         )
         SELF_EXCLUDED_PAYOUT = "self_excluded_payout", _("Payout to a self-excluded person")
+        BOOKS_BROKEN = "books_broken", _("The books' verification found a record that does not hold")
 
     class Status(models.TextChoices):
         OPEN = "open", _("Open")

@@ -6,6 +6,7 @@ from django.conf import settings
 
 from compliance.services import persons_pseudonymise
 from compliance.services.anchors import register_anchor_all
+from compliance.services.books import books_verification_daily
 
 logger = logging.getLogger(__name__)
 
@@ -26,3 +27,12 @@ def anchor_register() -> int:
     for reason in refused:
         logger.error("register not anchored: %s", reason)
     return written
+
+
+@shared_task(name="compliance.verify_books_daily")
+def verify_books_daily() -> int:
+    """Yesterday's chains against the anchors, every casino; a broken record raises an alert. The casinos broken."""
+    broken = books_verification_daily(anchor_dir=Path(settings.REGISTER_ANCHOR_DIR))
+    for run in broken:
+        logger.error("books verification: %s", run.finding)
+    return len(broken)

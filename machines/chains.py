@@ -245,11 +245,11 @@ def _with_children(model: type[Chained], chunk: list[dict[str, Any]]) -> list[di
     return chunk
 
 
-def _chain_rows(model: type[Chained], head_id: int) -> Iterator[dict[str, Any]]:
+def _chain_rows(model: type[Chained], head_id: int, after: int = 0) -> Iterator[dict[str, Any]]:
     names = ["pk", "chain_sequence", "chain_key", "chain_mac", *model.journal_fields]
-    rows = model.objects.filter(chain_id=head_id).order_by("chain_sequence").values_list(*names)
+    records = model.objects.filter(chain_id=head_id, chain_sequence__gt=after).order_by("chain_sequence")
     chunk: list[dict[str, Any]] = []
-    for row in rows.iterator(chunk_size=_CHUNK):
+    for row in records.values_list(*names).iterator(chunk_size=_CHUNK):
         chunk.append(dict(zip(names, row, strict=True)))
         if len(chunk) == _CHUNK:
             yield from _with_children(model, chunk)
@@ -270,11 +270,14 @@ def _record_check(model: type[Chained], link: Link, row: dict[str, Any]) -> str 
     return None
 
 
-def chain_verify(model: type[Chained], casino: Casino, head_id: int) -> tuple[ChainEnd, Finding | None]:
-    """Walk one chain from its first record; where it ends, and the first record that does not hold."""
-    previous, expected = GENESIS_MAC, 1
+def chain_verify(
+    model: type[Chained], casino: Casino, head_id: int, since: tuple[int, str] = (0, GENESIS_MAC)
+) -> tuple[ChainEnd, Finding | None]:
+    """Walk one chain from its first record (or on from a record verified before: `since`, its sequence and MAC);
+    where it ends, and the first record that does not hold."""
+    previous, expected = since[1], since[0] + 1
     where = f"{model.journal} record {{}}"
-    for row in _chain_rows(model, head_id):
+    for row in _chain_rows(model, head_id, after=since[0]):
         sequence = row["chain_sequence"]
         if sequence != expected:
             gap = where.format(expected)
@@ -314,8 +317,11 @@ class ChainSource(Protocol):
         """The MAC of the chain's record at `sequence`, or None when there is none."""
         ...
 
-    def verify(self, casino: Casino) -> list[Finding]:
-        """The chain recomputed: the first record that does not hold (at most one finding per problem)."""
+    def verify(self, casino: Casino, since: tuple[int, str] | None = None) -> list[Finding]:
+        """The chain recomputed: the first record that does not hold (at most one finding per problem).
+
+        With `since` (a record's sequence and MAC, verified before), a source may walk on from there only.
+        """
         ...
 
 
@@ -342,13 +348,16 @@ class JournalChain:
         found = self._records(casino).filter(chain_sequence=sequence).values_list("chain_mac", flat=True).first()
         return str(found) if found is not None else None
 
-    def verify(self, casino: Casino) -> list[Finding]:
+    def verify(self, casino: Casino, since: tuple[int, str] | None = None) -> list[Finding]:
         heads = {head.pk: head for head in ChainHead.objects.filter(casino=casino)}
         findings = [stray] if (stray := _strays(self.model, casino, heads)) is not None else []
         head = next((head for head in heads.values() if head.journal == self.name), None)
         if head is None:
             return findings
-        end, finding = chain_verify(self.model, casino, head.pk)
+        if since is not None and since[0] > 0 and self.mac_at(casino, since[0]) != since[1]:
+            reason = "it changed or went since it was last verified"
+            return [*findings, Finding(casino.code, f"{self.name} record {since[0]}", reason)]
+        end, finding = chain_verify(self.model, casino, head.pk, since or (0, GENESIS_MAC))
         if finding is not None:
             findings.append(finding)
         elif (end.sequence, end.mac) != (head.sequence, head.mac):
@@ -362,9 +371,11 @@ def chain_sources() -> list[ChainSource]:
     return [*(JournalChain(model) for model in journals()), *OTHER_CHAINS.all()]
 
 
-def books_verify(casino: Casino) -> list[Finding]:
-    """The casino's chains recomputed, then every check of what derives from them."""
-    findings = [finding for source in chain_sources() for finding in source.verify(casino)]
+def books_verify(casino: Casino, since: dict[str, tuple[int, str]] | None = None) -> list[Finding]:
+    """The casino's chains recomputed (each on from `since[name]` where given), then every check of what derives
+    from them."""
+    since = since or {}
+    findings = [finding for source in chain_sources() for finding in source.verify(casino, since.get(source.name))]
     for check in BOOK_CHECKS.all():
         findings.extend(check(casino))
     return findings

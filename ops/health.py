@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
+from machines.models import Casino
 from ops.models import Heartbeat
 from ops.tasks import BEAT
 
@@ -82,7 +83,26 @@ def check_beat() -> Check:
     return Check(ok, detail, {"last": beat.at.isoformat(), "age_seconds": round(age)})
 
 
-CHECKS = {"database": check_database, "broker": check_broker, "beat": check_beat}
+def check_books() -> Check:
+    """The last daily verification of each casino's books: intact, and recent enough (machines.verification)."""
+    try:
+        runs = [run for casino in Casino.objects.order_by("code") if (run := casino.books_verifications.first())]
+    except DatabaseError as error:
+        return Check(False, type(error).__name__)
+    if not runs:
+        return Check(True, "not verified yet", {"last": None})
+    now = timezone.now()
+    broken = [run.casino.code for run in runs if not run.intact]
+    stale = [run.casino.code for run in runs if (now - run.started_at).total_seconds() > settings.HEALTH_MAX_BOOKS_AGE]
+    hours = settings.HEALTH_MAX_BOOKS_AGE // 3600
+    problems = [f"{code}: the books' verification found a broken record" for code in broken]
+    problems += [f"{code}: the books were last verified over {hours} h ago" for code in stale]
+    detail = "; ".join(problems)
+    last = {run.casino.code: {"at": run.started_at.isoformat(), "intact": run.intact} for run in runs}
+    return Check(not broken and not stale, detail, {"last": last})
+
+
+CHECKS = {"database": check_database, "broker": check_broker, "beat": check_beat, "books": check_books}
 
 
 def report(names: list[str] | None = None) -> dict[str, Any]:

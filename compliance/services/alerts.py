@@ -23,7 +23,7 @@ from compliance.services.register import CashOperation
 _STRUCTURING_LOCK_CLASS = 210_021
 
 
-def _raise_alert(**fields: Any) -> Alert | None:
+def alert_raise(**fields: Any) -> Alert | None:
     try:
         with transaction.atomic():
             return Alert.objects.create(created_at=timezone.now(), **fields)
@@ -62,7 +62,7 @@ def _person_alerts(*, operation: CashOperation, identification: Identification) 
     person = identification.person
     total = operation_history().person_total(casino=casino, person_id=person.pk, since=begin, until=finish)
     raised = [
-        _raise_alert(
+        alert_raise(
             casino=casino,
             kind=kind,
             person=person,
@@ -78,7 +78,7 @@ def _person_alerts(*, operation: CashOperation, identification: Identification) 
     ]
     if identification.self_excluded and operation.kind in PAYOUT_KINDS:
         raised.append(
-            _raise_alert(
+            alert_raise(
                 casino=casino,
                 kind=Alert.Kind.SELF_EXCLUDED_PAYOUT,
                 person=person,
@@ -107,7 +107,7 @@ def _structuring_at_the_desk(*, operation: CashOperation, low: Decimal) -> Alert
     ).exists()
     if len(near) < casino.structuring_count or recent_alert:
         return None
-    return _raise_alert(
+    return alert_raise(
         casino=casino,
         kind=Alert.Kind.STRUCTURING_DESK,
         desk_id=operation.desk_id,
@@ -134,7 +134,7 @@ def _structuring_at_the_machine(*, operation: CashOperation, machine_id: int, lo
     ).exists()
     if len(cashed) < casino.structuring_count or recent_alert:
         return None
-    return _raise_alert(
+    return alert_raise(
         casino=casino,
         kind=Alert.Kind.STRUCTURING_MACHINE,
         machine_id=machine_id,
@@ -175,7 +175,7 @@ def _structuring_across_desks(*, operation: CashOperation, low: Decimal) -> Aler
         .first()
     )
     if current is None:
-        return _raise_alert(
+        return alert_raise(
             casino=casino,
             kind=Alert.Kind.STRUCTURING_CASINO,
             gaming_day=casino.gaming_day(operation.at),

@@ -1,6 +1,6 @@
 """The bottom layer's models: the casino with its rules, its machines and the places that hold its value."""
 
-from machines.models.chains import GENESIS_MAC, Chained, ChainHead, chain_link_unique
+from machines.models.chains import GENESIS_MAC, BooksVerification, Chained, ChainHead, chain_link_unique
 from machines.models.floor import (
     AMOUNT_METERS,
     COUNT_METERS,
@@ -25,6 +25,7 @@ __all__ = [
     "METER_AMOUNT_PLACES",
     "METER_NAMES",
     "TICKET_METERS",
+    "BooksVerification",
     "Casino",
     "ChainHead",
     "Chained",

@@ -15,8 +15,6 @@ from typing import ClassVar
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from machines.models.floor import Casino
-
 # The MAC that the first record of a chain names as its predecessor.
 GENESIS_MAC = "0" * 64
 
@@ -28,7 +26,9 @@ class ChainHead(models.Model):
     never trusted by verification, which recomputes every chain from its records.
     """
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="chain_heads", verbose_name=_("casino"))
+    casino = models.ForeignKey(
+        "machines.Casino", on_delete=models.PROTECT, related_name="chain_heads", verbose_name=_("casino")
+    )
     journal = models.CharField(max_length=40, verbose_name=_("journal"))
     sequence = models.BigIntegerField(default=0, verbose_name=_("sequence"))
     mac = models.CharField(max_length=64, default=GENESIS_MAC, verbose_name=_("MAC"))
@@ -80,3 +80,36 @@ class Chained(models.Model):
 def chain_link_unique(name: str) -> models.UniqueConstraint:
     """The constraint every journal declares: one record per place in its chain."""
     return models.UniqueConstraint(fields=["chain", "chain_sequence"], name=f"{name}_one_per_chain_link")
+
+
+class BooksVerification(models.Model):
+    """One run of the daily verification of a casino's books (machines.verification): what it found, where it ended.
+
+    The next run walks each chain on from `ends` (records verified once are
+    pinned by the anchors and by their successors' MACs); `manage.py
+    verify_books` recomputes everything from the first record.
+    """
+
+    casino = models.ForeignKey(
+        "machines.Casino", on_delete=models.PROTECT, related_name="books_verifications", verbose_name=_("casino")
+    )
+    started_at = models.DateTimeField(verbose_name=_("started at"))
+    finished_at = models.DateTimeField(verbose_name=_("finished at"))
+    # Each chain's end when the run started: {journal: [sequence, MAC]}.
+    ends = models.JSONField(default=dict, verbose_name=_("chain ends"))
+    records = models.BigIntegerField(default=0, verbose_name=_("records in the chains"))
+    anchors = models.IntegerField(default=0, verbose_name=_("anchors checked"))
+    finding = models.TextField(blank=True, verbose_name=_("first finding"))
+
+    class Meta:
+        verbose_name = _("books verification")
+        verbose_name_plural = _("books verifications")
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["casino", "started_at"], name="booksverification_casino_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.casino_id} {self.started_at:%Y-%m-%d %H:%M} {'intact' if self.intact else 'BROKEN'}"
+
+    @property
+    def intact(self) -> bool:
+        return not self.finding

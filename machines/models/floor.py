@@ -9,6 +9,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from casino_office.triggers import append_only
+from machines.models.chains import Chained, chain_link_unique
+
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
@@ -384,10 +387,12 @@ def _amount_meter(label: "StrOrPromise", *, required: bool = False) -> models.De
     )
 
 
-class MeterReading(models.Model):
+class MeterReading(Chained):
     """One meter reading sent by a machine: its lifetime counters at `read_at`.
 
-    Append-only. `reset` is set on insert when a counter is lower than in the
+    Append-only and chained (machines.chains): the reconciliation and the
+    count room compare the system's records with these, so a reading does not
+    change unseen either. `reset` is set on insert when a counter is lower than in the
     machine's previous reading (by read_at): the meters were cleared (RAM clear
     or rollover), and the reconciliation counts this reading's values from zero.
     The four ticket meters are always present; the others only when sent.
@@ -416,7 +421,12 @@ class MeterReading(models.Model):
     attendant_paid_count = _count_meter(_("credits paid by an attendant"))
     attendant_paid_amount = _amount_meter(_("credit amount paid by an attendant"))
 
+    journal = "meter_readings"
+    journal_casino = "machine__casino_id"
+    journal_fields = ("machine_id", "read_at", "received_at", "request_id", "reset", *METER_NAMES)
+
     class Meta:
+        triggers = append_only()
         verbose_name = _("meter reading")
         verbose_name_plural = _("meter readings")
         ordering = ["machine", "read_at", "id"]
@@ -426,6 +436,7 @@ class MeterReading(models.Model):
                 models.CheckConstraint(condition=Q(**{f"{name}__gte": 0}), name=f"meterreading_{name}_not_negative")
                 for name in METER_NAMES
             ),
+            chain_link_unique("meterreading"),
         ]
 
     def __str__(self) -> str:

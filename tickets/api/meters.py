@@ -11,6 +11,7 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from machines.chains import chain_and_save
 from machines.models import (
     AMOUNT_METERS,
     COUNT_METERS,
@@ -100,7 +101,7 @@ def meter_reading_record(
         previous = (
             MeterReading.objects.filter(machine=machine, read_at__lte=read_at).order_by("-read_at", "-id").first()
         )
-        return MeterReading.objects.create(
+        reading = MeterReading(
             machine=machine,
             read_at=read_at,
             received_at=timezone.now(),
@@ -108,6 +109,8 @@ def meter_reading_record(
             reset=_is_reset(previous, values),
             **values,
         )
+        chain_and_save(reading, casino_id=machine.casino_id)
+        return reading
 
 
 class MeterValuesSchema(serializers.Serializer):
