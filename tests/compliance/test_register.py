@@ -10,6 +10,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction
 from compliance.models import RegisterEntry
 from compliance.services import GENESIS_HASH, register_correct, register_hash, register_verify
+from machines.chains import chain_and_save
 from machines.models import Place
 from tests.cashdesk.test_identity_threshold import KINDS, _just_above, _run
 from tests.factories import make_person, make_user
@@ -43,7 +44,7 @@ def test_a_refused_transaction_leaves_no_entry(shift, cashier, person):
 def _unregistered_transaction_committed(**fields):
     """Write a transaction over the threshold with no entry, then run the commit-time checks."""
     with transaction.atomic():
-        CashTransaction.objects.create(**fields)
+        chain_and_save(CashTransaction(**fields), casino_id=fields["casino"].pk)
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 

@@ -71,6 +71,8 @@ def test_beat_schedules_the_jobs():
         "cashdesk.snapshot_liability",
         "compliance.pseudonymise_expired_persons",
         "compliance.anchor_register",
+        "compliance.verify_books_daily",
+        "machines.anchor_books",
         "ops.heartbeat",
     }
     app.loader.import_default_modules()  # what a worker does at start: autodiscover every app's tasks
