@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from cashdesk.models import CashTransaction, HoldCase, KioskTransfer, Leg, MachineReceipt, Shift
+from cashdesk.models import CashTransaction, HoldCase, Leg, MachineReceipt, Shift, Transfer
 from casino_office.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
@@ -35,7 +35,8 @@ class MachineReceiptAdmin(ReadOnlyAdmin):
     list_filter = ["casino", "source", "state"]
 
 
-@admin.register(KioskTransfer)
-class KioskTransferAdmin(ReadOnlyAdmin):
-    list_display = ["requested_at", "kiosk", "direction", "amount", "requested_by", "approved_by", "cancelled_at"]
-    list_filter = ["direction", "kiosk__casino"]
+@admin.register(Transfer)
+class TransferAdmin(ReadOnlyAdmin):
+    list_display = ["requested_at", "place", "direction", "amount", "requested_by", "approved_by", "cancelled_at"]
+    list_filter = ["direction", "place__kind", "place__casino"]
+    ordering = ["-requested_at", "-id"]

@@ -7,7 +7,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.forms import AsciiDecimalField, OperationForm
-from cashdesk.models import KioskTransfer
+from cashdesk.models import Transfer
 
 
 class KioskTransferForm(OperationForm):
@@ -23,7 +23,7 @@ class KioskTransferForm(OperationForm):
 class KioskFillForm(KioskTransferForm):
     """A fill: the cash taken out of the vault for the kiosk's cassettes."""
 
-    direction = KioskTransfer.Direction.FILL.value
+    direction = Transfer.Direction.FILL.value
     amount = AsciiDecimalField(
         label=_("Cash from the vault (EUR)"),
         max_digits=12,
@@ -36,7 +36,7 @@ class KioskFillForm(KioskTransferForm):
 class KioskDropForm(KioskTransferForm):
     """A drop: all the cash taken out of the kiosk, as counted (nothing at all is 0)."""
 
-    direction = KioskTransfer.Direction.DROP.value
+    direction = Transfer.Direction.DROP.value
     amount = AsciiDecimalField(
         label=_("Cash counted out of the kiosk (EUR)"),
         max_digits=12,

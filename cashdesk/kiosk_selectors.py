@@ -13,7 +13,7 @@ from typing import Any
 from django.db.models import Count, OuterRef, Subquery, Sum
 
 from cashdesk.items import Item
-from cashdesk.models import CashTransaction, KioskTransfer, Leg, ShiftCount, ShiftCountLine, TransactionKind
+from cashdesk.models import CashTransaction, Leg, ShiftCount, ShiftCountLine, TransactionKind, Transfer
 from machines.models import Casino, Machine, Place
 
 ZERO = Decimal("0.00")
@@ -82,7 +82,7 @@ class KioskCash:
     capacity: Decimal
     ceiling: Decimal  # the largest ticket a kiosk pays (Casino.kiosk_payout_ceiling)
     last_drop: DropCount | None
-    waiting: KioskTransfer | None
+    waiting: Transfer | None
 
     @property
     def percent(self) -> int:
@@ -134,9 +134,9 @@ def kiosk_cash(casino: Casino, *, using: str = "default") -> list[KioskCash]:
     held = cash_held(place_ids, using=using)
     drops = _last_drops(place_ids, using)
     waiting = {
-        transfer.kiosk_id: transfer
-        for transfer in KioskTransfer.objects.using(using)
-        .filter(kiosk_id__in=place_ids, approved_at__isnull=True, cancelled_at__isnull=True)
+        transfer.place_id: transfer
+        for transfer in Transfer.objects.using(using)
+        .filter(place_id__in=place_ids, approved_at__isnull=True, cancelled_at__isnull=True)
         .select_related("requested_by")
     }
     rows = []

@@ -12,11 +12,9 @@ from cashdesk.models.instruments import (
     MachineReceipt,
     ReversalRequest,
     SmartCardRead,
-    Transfer,
-    TransferLine,
 )
-from cashdesk.models.kiosks import KioskTransfer
 from cashdesk.models.snapshots import LiabilitySnapshot
+from cashdesk.models.transfers import Transfer, TransferLine
 from casino_office.vocabulary import APPROVED_KINDS, CASH_IN_KINDS, COUNTERPARTY_OF_KIND, IDENTITY_KINDS, KIOSK_KINDS
 
 __all__ = [
@@ -33,7 +31,6 @@ __all__ = [
     "CountRequest",
     "Counterparty",
     "HoldCase",
-    "KioskTransfer",
     "Leg",
     "LiabilitySnapshot",
     "MachineReceipt",

@@ -14,7 +14,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.models.desks import Shift, ShiftCount
-from cashdesk.models.kiosks import KioskTransfer
+from cashdesk.models.transfers import Transfer
 from machines.models import Casino, Place
 
 
@@ -39,8 +39,8 @@ class CountRequest(models.Model):
     shift = models.ForeignKey(
         Shift, on_delete=models.PROTECT, null=True, blank=True, related_name="count_requests", verbose_name=_("shift")
     )
-    kiosk_transfer = models.OneToOneField(
-        KioskTransfer,
+    transfer = models.OneToOneField(
+        Transfer,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
@@ -132,7 +132,7 @@ class CountRequest(models.Model):
                     kind=ShiftCount.Kind.KIOSK,
                     shift__isnull=True,
                     next_cashier__isnull=True,
-                    kiosk_transfer__isnull=False,
+                    transfer__isnull=False,
                 ),
                 name="countrequest_kind_valid",
             ),

@@ -1,4 +1,4 @@
-"""What the desk pays or moves besides tickets: transfers, reversals, machine receipts, smart cards, holds."""
+"""What the desk pays besides tickets: reversals, machine receipts, smart cards, holds."""
 
 import datetime as dt
 
@@ -7,76 +7,11 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models.books import CashTransaction, _value_matches_count
+from cashdesk.models.books import CashTransaction
 from cashdesk.models.desks import Shift
 from cashdesk.receipt_numbers import display_receipt_number
 from casino_office.triggers import append_only
 from machines.models import Casino, Machine, Place
-
-
-class Transfer(models.Model):
-    """A drop to the vault or a fill from it: requested at the desk, approved by a supervisor.
-
-    It carries any items (its `lines`: cash, value chips, slot tokens); `amount` is their value in EUR.
-    """
-
-    class Direction(models.TextChoices):
-        DROP = "drop", _("Drop to the vault")
-        FILL = "fill", _("Fill from the vault")
-
-    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="transfers", verbose_name=_("shift"))
-    direction = models.CharField(max_length=4, choices=Direction.choices, verbose_name=_("direction"))
-    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("requested by")
-    )
-    requested_at = models.DateTimeField(verbose_name=_("requested at"))
-    transaction = models.OneToOneField(
-        CashTransaction,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="transfer",
-        verbose_name=_("transaction"),
-    )
-    operation_key = models.CharField(
-        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
-    )
-
-    class Meta:
-        verbose_name = _("transfer")
-        verbose_name_plural = _("transfers")
-        constraints = [
-            models.CheckConstraint(condition=Q(amount__gt=0), name="transfer_amount_positive"),
-            models.CheckConstraint(condition=Q(direction__in=["drop", "fill"]), name="transfer_direction_valid"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_direction_display()} {self.amount} EUR"
-
-
-class TransferLine(models.Model):
-    """One item a transfer moves: cash in EUR, chips and tokens in pieces (and their value)."""
-
-    transfer = models.ForeignKey(Transfer, on_delete=models.PROTECT, related_name="lines", verbose_name=_("transfer"))
-    item = models.CharField(max_length=10, choices=Item.choices, verbose_name=_("item"))
-    count = models.IntegerField(null=True, blank=True, verbose_name=_("count"))
-    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
-
-    class Meta:
-        verbose_name = _("transfer line")
-        verbose_name_plural = _("transfer lines")
-        ordering = ["id"]
-        constraints = [
-            models.UniqueConstraint(fields=["transfer", "item"], name="transferline_one_per_item"),
-            models.CheckConstraint(condition=Q(item__in=ALL_ITEMS), name="transferline_item_valid"),
-            models.CheckConstraint(condition=Q(amount__gt=0), name="transferline_amount_positive"),
-            models.CheckConstraint(condition=_value_matches_count(), name="transferline_value_matches_count"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.item} {self.amount} EUR"
 
 
 class ReversalRequest(models.Model):

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CountRequest, KioskTransfer, Shift, ShiftCount
+from cashdesk.models import CountRequest, Shift, ShiftCount, Transfer
 from cashdesk.services.kiosks import kiosk_transfer_post
 from cashdesk.services.once import COUNT_DECISION
 from cashdesk.services.shifts import count_post, from_figures, handover_complete
@@ -54,7 +54,7 @@ def count_request_approve(
                 raise CashDeskError("choose_count", _("The two counts differ: choose the count that is right."))
             handover_complete(request=request, stands=stands or CountRequest.Stands.OUTGOING, decided_by=supervisor)
         elif request.kind == ShiftCount.Kind.KIOSK:
-            transfer = KioskTransfer.objects.select_for_update().get(count_request=request)
+            transfer = Transfer.objects.select_for_update().get(count_request=request)
             if transfer.approved_at is not None or transfer.cancelled_at is not None:
                 raise CashDeskError("already_decided", _("This count has already been decided."))
             place = Place.objects.get(pk=request.desk_id)
@@ -94,10 +94,10 @@ def count_request_reject(*, request: CountRequest, supervisor: User, decision_ke
         now = timezone.now()
         if request.kind == ShiftCount.Kind.OPENING:  # a shift without its float: called off, opened again
             Shift.objects.filter(count_requests=request, closed_at__isnull=True).update(closed_at=now)
-        if request.kiosk_transfer_id is not None:
-            KioskTransfer.objects.filter(
-                pk=request.kiosk_transfer_id, approved_at__isnull=True, cancelled_at__isnull=True
-            ).update(cancelled_by=supervisor, cancelled_at=now)
+        if request.transfer_id is not None:
+            Transfer.objects.filter(pk=request.transfer_id, approved_at__isnull=True, cancelled_at__isnull=True).update(
+                cancelled_by=supervisor, cancelled_at=now
+            )
         request.status = CountRequest.Status.REJECTED
         request.decided_by = supervisor
         request.decided_at = now

@@ -29,13 +29,14 @@ from cashdesk.models import (
     KIOSK_KINDS,
     CashTransaction,
     CountRequest,
-    KioskTransfer,
     ShiftCount,
     TransactionKind,
+    Transfer,
+    TransferLine,
 )
 from cashdesk.services.counts import count_differences_post
 from cashdesk.services.ledger import cash, post_transaction, vault_of
-from cashdesk.services.once import KIOSK_TRANSFER
+from cashdesk.services.once import TRANSFER
 from cashdesk.services.shifts import count_request_open
 from casino_office.money import CENT, cash_payout, format_money
 from machines.models import Machine, Place
@@ -88,8 +89,8 @@ def _held_for_others(machine: Machine, ticket: Ticket | None) -> Decimal:
 
 
 def _waiting_drop(place: Place) -> bool:
-    return KioskTransfer.objects.filter(
-        kiosk=place, direction=KioskTransfer.Direction.DROP, approved_at__isnull=True, cancelled_at__isnull=True
+    return Transfer.objects.filter(
+        place=place, direction=Transfer.Direction.DROP, approved_at__isnull=True, cancelled_at__isnull=True
     ).exists()
 
 
@@ -173,13 +174,13 @@ def kiosk_payout_settled(*, ticket: Ticket, user: User, at: dt.datetime) -> Cash
 
 def kiosk_transfer_request(
     *, machine: Machine, user: User, direction: str, amount: Decimal, operation_key: str | None = None
-) -> KioskTransfer:
+) -> Transfer:
     """Ask to fill a kiosk from the vault (the amount taken out) or to drop it (the amount counted out of it)."""
     if not any(user.has_perm(perm) for perm in REQUESTERS):
         raise CashDeskError("forbidden", _("Only floor attendants and supervisors fill or drop kiosks."))
-    if direction not in KioskTransfer.Direction.values:
+    if direction not in Transfer.Direction.values:
         raise CashDeskError("invalid_direction", _("Choose a fill or a drop."))
-    fill = direction == KioskTransfer.Direction.FILL
+    fill = direction == Transfer.Direction.FILL
     if fill and machine.status == Machine.Status.RETIRED:
         raise CashDeskError("kiosk_retired", _("A retired kiosk is not filled; the cash it still holds is dropped."))
     if amount < 0 or (fill and amount == 0) or amount != amount.quantize(CENT):
@@ -192,7 +193,7 @@ def kiosk_transfer_request(
         )
     with transaction.atomic():
         place = _lock_place(machine)
-        return KIOSK_TRANSFER.once(
+        return TRANSFER.once(
             operation_key,
             user=user,
             run=lambda: _ask_kiosk_transfer(
@@ -201,21 +202,25 @@ def kiosk_transfer_request(
         )
 
 
-def _ask_kiosk_transfer(*, place: Place, user: User, direction: str, amount: Decimal, key: str | None) -> KioskTransfer:
-    if KioskTransfer.objects.filter(kiosk=place, approved_at__isnull=True, cancelled_at__isnull=True).exists():
+def _ask_kiosk_transfer(*, place: Place, user: User, direction: str, amount: Decimal, key: str | None) -> Transfer:
+    if Transfer.objects.filter(place=place, approved_at__isnull=True, cancelled_at__isnull=True).exists():
         raise CashDeskError(
             "transfer_waiting", _("A fill or drop of this kiosk is waiting for approval: approve or cancel it.")
         )
-    if direction == KioskTransfer.Direction.FILL:
+    if direction == Transfer.Direction.FILL:
         _check_capacity(place, amount)
-    return KioskTransfer.objects.create(
-        kiosk=place,
+    transfer = Transfer.objects.create(
+        place=place,
+        shift=None,
         direction=direction,
         amount=amount,
         requested_by=user,
         requested_at=timezone.now(),
         operation_key=key or None,
     )
+    if amount > 0:  # a kiosk moves cash only; a drop that counted nothing moves nothing
+        TransferLine.objects.create(transfer=transfer, item=Item.CASH, amount=amount)
+    return transfer
 
 
 def _check_capacity(place: Place, amount: Decimal) -> None:
@@ -234,19 +239,25 @@ def _check_capacity(place: Place, amount: Decimal) -> None:
         )
 
 
-def _lock_transfer(transfer: KioskTransfer, supervisor: User) -> tuple[KioskTransfer, Place]:
+def _refuse_a_desks(transfer: Transfer) -> None:
+    if transfer.shift_id is not None:
+        raise CashDeskError("desk_transfer", _("This is a desk's transfer: it is approved on the supervision page."))
+
+
+def _lock_transfer(transfer: Transfer, supervisor: User) -> tuple[Transfer, Place]:
     if not supervisor.has_perm(SUPERVISOR):
         raise CashDeskError("forbidden", _("Only a shift supervisor approves this."))
-    transfer = KioskTransfer.objects.select_for_update().get(pk=transfer.pk)
+    transfer = Transfer.objects.select_for_update().get(pk=transfer.pk)
+    _refuse_a_desks(transfer)
     if transfer.approved_at is not None:
         raise CashDeskError("already_approved", _("This transfer has already been approved."))
     if transfer.cancelled_at is not None:
         raise CashDeskError("cancelled", _("This transfer was cancelled."))
-    place = Place.objects.select_for_update().get(pk=transfer.kiosk_id)
+    place = Place.objects.select_for_update().get(pk=transfer.place_id)
     return transfer, place
 
 
-def kiosk_transfer_approve(*, transfer: KioskTransfer, supervisor: User) -> KioskTransfer:
+def kiosk_transfer_approve(*, transfer: Transfer, supervisor: User) -> Transfer:
     """Move the cash between the kiosk and the vault; a drop's count settles the kiosk's books at zero."""
     with transaction.atomic():
         transfer, place = _lock_transfer(transfer, supervisor)
@@ -257,7 +268,7 @@ def kiosk_transfer_approve(*, transfer: KioskTransfer, supervisor: User) -> Kios
             and Ticket.objects.filter(state=TicketState.REDEEM_PENDING, holder_machine_id=place.machine_id).exists()
         ):
             raise CashDeskError("kiosk_busy", _("The kiosk is paying a ticket right now; approve again in a moment."))
-        if transfer.direction == KioskTransfer.Direction.DROP and _drop_over_limit(transfer, place):
+        if transfer.direction == Transfer.Direction.DROP and _drop_over_limit(transfer, place):
             # Four eyes on the write-off: a second supervisor approves the drop's count (count_request_approve).
             count_request_open(
                 desk=place,
@@ -266,22 +277,22 @@ def kiosk_transfer_approve(*, transfer: KioskTransfer, supervisor: User) -> Kios
                 user=transfer.requested_by,
                 counted={**dict.fromkeys(ALL_ITEMS, ZERO), Item.CASH: transfer.amount},
                 book=place_balances(place),
-                kiosk_transfer=transfer,
+                transfer=transfer,
                 asked_by=supervisor,
             )
             return transfer
         return kiosk_transfer_post(transfer=transfer, place=place, supervisor=supervisor)
 
 
-def _drop_over_limit(transfer: KioskTransfer, place: Place) -> bool:
+def _drop_over_limit(transfer: Transfer, place: Place) -> bool:
     return abs(transfer.amount - place_balances(place)[Item.CASH]) > place.casino.count_approval_limit
 
 
-def kiosk_transfer_post(*, transfer: KioskTransfer, place: Place, supervisor: User) -> KioskTransfer:
+def kiosk_transfer_post(*, transfer: Transfer, place: Place, supervisor: User) -> Transfer:
     """Post an approved fill or drop. Call with the transfer and the kiosk's place locked."""
     vault = vault_of(place.casino_id)
     now = timezone.now()
-    if transfer.direction == KioskTransfer.Direction.FILL:
+    if transfer.direction == Transfer.Direction.FILL:
         _check_capacity(place, transfer.amount)
         tx: CashTransaction | None = post_transaction(
             shift=None,
@@ -306,7 +317,7 @@ def kiosk_transfer_post(*, transfer: KioskTransfer, place: Place, supervisor: Us
 
 
 def _drop(
-    transfer: KioskTransfer, place: Place, vault: Place, supervisor: User, now: dt.datetime
+    transfer: Transfer, place: Place, vault: Place, supervisor: User, now: dt.datetime
 ) -> tuple[CashTransaction | None, ShiftCount]:
     counted = transfer.amount
     # The books come to the count first: the difference is the kiosk's over (+) or short (-).
@@ -336,17 +347,18 @@ def _drop(
     return tx, count
 
 
-def kiosk_transfer_cancel(*, transfer: KioskTransfer, user: User) -> KioskTransfer:
+def kiosk_transfer_cancel(*, transfer: Transfer, user: User) -> Transfer:
     """Withdraw a waiting fill or drop: who asked for it, or a supervisor."""
     with transaction.atomic():
-        transfer = KioskTransfer.objects.select_for_update().get(pk=transfer.pk)
+        transfer = Transfer.objects.select_for_update().get(pk=transfer.pk)
+        _refuse_a_desks(transfer)
         if transfer.requested_by_id != user.pk and not user.has_perm(SUPERVISOR):
             raise CashDeskError("forbidden", _("Only who asked for it, or a supervisor, cancels a transfer."))
         if transfer.approved_at is not None:
             raise CashDeskError("already_approved", _("This transfer has already been approved."))
         if transfer.cancelled_at is not None:
             return transfer
-        if CountRequest.objects.filter(kiosk_transfer=transfer, status__in=CountRequest.OPEN).exists():
+        if CountRequest.objects.filter(transfer=transfer, status__in=CountRequest.OPEN).exists():
             raise CashDeskError(
                 "count_waiting", _("Its count waits for a second supervisor, who approves or rejects it.")
             )

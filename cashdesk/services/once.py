@@ -21,7 +21,6 @@ from cashdesk.models import (
     CheckCodeUnlock,
     CountRequest,
     HoldCase,
-    KioskTransfer,
     MachineReceipt,
     ReversalRequest,
     ShiftCount,
@@ -91,13 +90,9 @@ DESK_TRANSACTION = OneTimeKey(
 HOLD = OneTimeKey(
     models=(HoldCase,), author="opened_by_id", taken=gettext_lazy("This form was already used by someone else.")
 )
+# A desk's and a kiosk's transfers alike.
 TRANSFER = OneTimeKey(
     models=(Transfer,), author="requested_by_id", taken=gettext_lazy("This form was already used by someone else.")
-)
-KIOSK_TRANSFER = OneTimeKey(
-    models=(KioskTransfer,),
-    author="requested_by_id",
-    taken=gettext_lazy("This form was already used by someone else."),
 )
 # A count posts at once or waits for a second supervisor: the form wrote one or the other.
 COUNT: OneTimeKey[CountRequest | ShiftCount] = OneTimeKey(

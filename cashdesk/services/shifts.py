@@ -19,10 +19,10 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import (
     CountRequest,
-    KioskTransfer,
     Shift,
     ShiftCount,
     ShiftCountLine,
+    Transfer,
 )
 from cashdesk.services.counts import count_differences_post, difference_lines
 from cashdesk.services.ledger import lock_shift
@@ -152,7 +152,7 @@ def count_request_open(
     status: str = CountRequest.Status.WAITING,
     next_cashier: User | None = None,
     operation_key: str | None = None,
-    kiosk_transfer: KioskTransfer | None = None,
+    transfer: Transfer | None = None,
     asked_by: User | None = None,
 ) -> CountRequest:
     _check_difference_size(counted, book)
@@ -168,7 +168,7 @@ def count_request_open(
                 counted=as_figures(counted),
                 expected=as_figures(book),
                 next_cashier=next_cashier,
-                kiosk_transfer=kiosk_transfer,
+                transfer=transfer,
                 asked_by=asked_by,
                 status=status,
                 operation_key=operation_key or None,

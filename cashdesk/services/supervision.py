@@ -94,6 +94,7 @@ def _ask_transfer(
             "over_limit", _("A single transfer may be at most %(limit)s.") % {"limit": format_money(limit)}
         )
     transfer = Transfer.objects.create(
+        place=desk,
         shift=shift,
         direction=direction,
         amount=value,
@@ -113,7 +114,9 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
     with transaction.atomic():
         # The transfer's row alone, then the desk; the vault is locked after the desk by the posting.
         transfer = Transfer.objects.select_for_update().get(pk=transfer.pk)
-        if transfer.transaction_id is not None:
+        if transfer.shift_id is None:
+            raise CashDeskError("kiosk_transfer", _("This is a kiosk's transfer: it is approved on the kiosks page."))
+        if transfer.approved_at is not None:
             raise CashDeskError("already_approved", _("This transfer has already been approved."))
         if transfer.requested_by_id == supervisor.pk:
             raise CashDeskError("own_request", _("A transfer is approved by someone other than who asked for it."))
@@ -136,7 +139,10 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
             approved_by=supervisor,
             other_place=vault,
         )
-        if Transfer.objects.filter(pk=transfer.pk, transaction__isnull=True).update(transaction=tx) != 1:
+        approved = Transfer.objects.filter(pk=transfer.pk, approved_at__isnull=True).update(
+            transaction=tx, approved_by=supervisor, approved_at=tx.created_at
+        )
+        if approved != 1:
             raise CashDeskError("already_approved", _("This transfer has already been approved."))
     return tx
 

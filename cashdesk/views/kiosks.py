@@ -17,7 +17,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
 from cashdesk.kiosk_forms import FORMS, KioskDropForm, KioskFillForm, KioskTransferForm
 from cashdesk.kiosk_selectors import kiosks_of
-from cashdesk.models import KioskTransfer, ShiftCountLine
+from cashdesk.models import ShiftCountLine, Transfer
 from cashdesk.services.kiosks import kiosk_transfer_approve, kiosk_transfer_cancel, kiosk_transfer_request
 from casino_office.money import format_money
 from machines.models import Casino, Machine, Place
@@ -35,8 +35,8 @@ class KioskRow:
     machine: Machine
     cash: Decimal
     capacity: Decimal
-    waiting: KioskTransfer | None
-    last_drop: KioskTransfer | None
+    waiting: Transfer | None
+    last_drop: Transfer | None
     last_count: ShiftCountLine | None
     fill_form: KioskTransferForm
     drop_form: KioskTransferForm
@@ -72,7 +72,7 @@ class KioskRow:
     @property
     def drop_variance(self) -> Decimal | None:
         """A waiting drop's difference from the books as they stand: what approving it now sends to over/short."""
-        if self.waiting is None or self.waiting.direction != KioskTransfer.Direction.DROP:
+        if self.waiting is None or self.waiting.direction != Transfer.Direction.DROP:
             return None
         return self.waiting.amount - self.cash
 
@@ -102,9 +102,9 @@ def _rows(
     kiosks = _kiosks(casino)
     places = {place.machine_id: place for place in Place.objects.filter(machine__in=kiosks)}
     waiting = {
-        transfer.kiosk_id: transfer
-        for transfer in KioskTransfer.objects.filter(
-            kiosk__in=places.values(), approved_at__isnull=True, cancelled_at__isnull=True
+        transfer.place_id: transfer
+        for transfer in Transfer.objects.filter(
+            place__in=places.values(), approved_at__isnull=True, cancelled_at__isnull=True
         ).select_related("requested_by")
     }
     rows = []
@@ -113,7 +113,7 @@ def _rows(
         last_drop = None
         if place is not None:
             last_drop = (
-                KioskTransfer.objects.filter(kiosk=place, direction=KioskTransfer.Direction.DROP, count__isnull=False)
+                Transfer.objects.filter(place=place, direction=Transfer.Direction.DROP, count__isnull=False)
                 .select_related("count", "requested_by", "approved_by")
                 .order_by("-approved_at", "-pk")
                 .first()
@@ -146,11 +146,11 @@ def _rows(
     return rows
 
 
-def _history(casino: Casino) -> list[KioskTransfer]:
+def _history(casino: Casino) -> list[Transfer]:
     """The last fills and drops of the casino's kiosks, newest first, with each drop's count."""
     return list(
-        KioskTransfer.objects.filter(kiosk__casino=casino)
-        .select_related("kiosk__machine", "requested_by", "approved_by", "cancelled_by", "count")
+        Transfer.objects.filter(place__casino=casino, place__kind=Place.Kind.KIOSK)
+        .select_related("place__machine", "requested_by", "approved_by", "cancelled_by", "count")
         .prefetch_related("count__lines")
         .order_by("-requested_at", "-pk")[:HISTORY]
     )
@@ -187,7 +187,7 @@ def kiosk_request(request: StaffRequest, pk: int, direction: str) -> HttpRespons
     if not form.is_valid():
         return _page(request, form, machine.pk)
     key = form.cleaned_data["operation_key"]
-    sent_before = KioskTransfer.objects.filter(operation_key=key).exists()
+    sent_before = Transfer.objects.filter(operation_key=key).exists()
     try:
         transfer = kiosk_transfer_request(
             machine=machine,
@@ -206,9 +206,9 @@ def kiosk_request(request: StaffRequest, pk: int, direction: str) -> HttpRespons
     return _back(machine.pk)
 
 
-def _requested_message(transfer: KioskTransfer, machine: Machine) -> str:
+def _requested_message(transfer: Transfer, machine: Machine) -> str:
     values = {"kiosk": machine.asset_number, "amount": format_money(transfer.amount)}
-    if transfer.direction == KioskTransfer.Direction.FILL:
+    if transfer.direction == Transfer.Direction.FILL:
         return _("A fill of kiosk %(kiosk)s with %(amount)s is asked for; a supervisor approves it.") % values
     return (
         _(
@@ -219,9 +219,12 @@ def _requested_message(transfer: KioskTransfer, machine: Machine) -> str:
     )
 
 
-def _transfer(request: StaffRequest, pk: int) -> KioskTransfer:
+def _transfer(request: StaffRequest, pk: int) -> Transfer:
     return get_object_or_404(
-        KioskTransfer.objects.select_related("kiosk__machine"), pk=pk, kiosk__casino=staff_casino(request)
+        Transfer.objects.select_related("place__machine"),
+        pk=pk,
+        place__casino=staff_casino(request),
+        place__kind=Place.Kind.KIOSK,
     )
 
 
@@ -229,7 +232,7 @@ def _transfer(request: StaffRequest, pk: int) -> KioskTransfer:
 @role_required(SUPERVISOR)
 def kiosk_approve(request: StaffRequest, pk: int) -> HttpResponse:
     transfer = _transfer(request, pk)
-    machine_id = transfer.kiosk.machine_id or 0
+    machine_id = transfer.place.machine_id or 0
     try:
         transfer = kiosk_transfer_approve(transfer=transfer, supervisor=request.user)
     except CashDeskError as error:
@@ -242,16 +245,16 @@ def kiosk_approve(request: StaffRequest, pk: int) -> HttpResponse:
                 "The drop's count differs from the books by more than %(limit)s: a second supervisor approves it "
                 "on the supervision page."
             )
-            % {"limit": format_money(transfer.kiosk.casino.count_approval_limit)},
+            % {"limit": format_money(transfer.place.casino.count_approval_limit)},
         )
         return _back(machine_id)
     messages.success(request, _approved_message(transfer))
     return _back(machine_id)
 
 
-def _approved_message(transfer: KioskTransfer) -> str:
-    asset = transfer.kiosk.machine.asset_number if transfer.kiosk.machine else transfer.kiosk.name
-    if transfer.direction == KioskTransfer.Direction.FILL:
+def _approved_message(transfer: Transfer) -> str:
+    asset = transfer.place.machine.asset_number if transfer.place.machine else transfer.place.name
+    if transfer.direction == Transfer.Direction.FILL:
         return _("Fill of kiosk %(kiosk)s approved: %(amount)s moved from the vault to the kiosk.") % {
             "kiosk": asset,
             "amount": format_money(transfer.amount),
@@ -275,7 +278,7 @@ def _approved_message(transfer: KioskTransfer) -> str:
 def kiosk_cancel(request: StaffRequest, pk: int) -> HttpResponse:
     """Withdrawn by who asked, or by a supervisor (the service checks which)."""
     transfer = _transfer(request, pk)
-    machine_id = transfer.kiosk.machine_id or 0
+    machine_id = transfer.place.machine_id or 0
     try:
         kiosk_transfer_cancel(transfer=transfer, user=request.user)
     except CashDeskError as error:

@@ -176,7 +176,7 @@ def test_a_kiosk_is_filled_pays_three_tickets_and_is_dropped_with_a_variance(sys
 
     found = system.sql(
         "SELECT t.direction, t.amount, l.counted_amount, l.expected_amount, l.variance"
-        " FROM cashdesk_kiosktransfer t JOIN cashdesk_cashdesk d ON d.id = t.kiosk_id"
+        " FROM cashdesk_transfer t JOIN cashdesk_cashdesk d ON d.id = t.place_id"
         " LEFT JOIN cashdesk_shiftcountline l ON l.count_id = t.count_id"
         " WHERE d.machine_id = %s AND t.approved_at IS NOT NULL ORDER BY t.id",
         (pk,),

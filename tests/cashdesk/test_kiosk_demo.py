@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from cashdesk import services
 from cashdesk.books import place_balances
 from cashdesk.items import Item
-from cashdesk.models import CashTransaction, KioskTransfer, TransactionKind
+from cashdesk.models import CashTransaction, TransactionKind, Transfer
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_request
 from machines.keys import hash_key
 from machines.models import Casino, Machine, Place
@@ -65,7 +65,7 @@ def test_seed_demo_makes_two_kiosks_per_casino_filled_from_the_counted_vault(db,
         assert [cash(kiosk_place(k)) for k in kiosks] == [Decimal("10000.00"), Decimal("3000.00")]
         vault = Place.objects.get(casino=casino, kind=Place.Kind.VAULT)
         assert cash(vault) == Decimal("200000.00") - Decimal("13000.00")
-        transfers = KioskTransfer.objects.filter(kiosk__casino=casino).select_related("requested_by", "approved_by")
+        transfers = Transfer.objects.filter(place__casino=casino).select_related("requested_by", "approved_by")
         assert {(t.direction, t.requested_by.username, t.approved_by.username) for t in transfers} == {
             ("fill", f"salesdarbuotojas-{code}", f"pamainosvadove-{code}")
         }
@@ -97,7 +97,7 @@ def test_seed_demo_leaves_a_vault_counted_before_and_fills_only_what_it_holds(db
     assert cash(kiosk_place(by_asset["9001"])) == 0
     assert cash(kiosk_place(by_asset["9002"])) == Decimal("3000.00")
     assert cash(vault) == Decimal("2000.00")
-    assert not KioskTransfer.objects.filter(approved_at__isnull=True).exists()  # nothing left waiting
+    assert not Transfer.objects.filter(approved_at__isnull=True).exists()  # nothing left waiting
     assert vault.counts.count() == 1
 
 
@@ -143,7 +143,7 @@ def test_kiosk_cash_refusals_change_nothing(tornado, args, message):
     with pytest.raises(CommandError, match=message):
         kiosk_cash(*args)
     assert CashTransaction.objects.count() == before
-    assert not KioskTransfer.objects.filter(approved_at__isnull=True).exists()
+    assert not Transfer.objects.filter(approved_at__isnull=True).exists()
 
 
 def test_kiosk_cash_fills_and_drops_only_in_demo_mode(tornado, settings):

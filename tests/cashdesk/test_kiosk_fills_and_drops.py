@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 
 from cashdesk.errors import CashDeskError
-from cashdesk.models import KioskTransfer
+from cashdesk.models import Transfer
 from cashdesk.services.kiosks import (
     kiosk_place,
     kiosk_transfer_approve,
@@ -134,7 +134,7 @@ def test_a_kiosk_transfer_of_a_wrong_amount_or_direction_is_refused(kiosk, floor
         kiosk_transfer_request(machine=kiosk, user=floor, direction=direction, amount=Decimal(amount))
 
     assert refused.value.code in ("invalid_amount", "over_limit", "invalid_direction")
-    assert not KioskTransfer.objects.exists()
+    assert not Transfer.objects.exists()
 
 
 def test_a_kiosk_gets_its_place_even_when_a_desk_took_its_code(api, casino, kiosk, kiosk_api, floor, supervisor):

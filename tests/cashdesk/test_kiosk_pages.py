@@ -8,7 +8,7 @@ from django.test import Client
 
 from cashdesk.books import place_balances
 from cashdesk.items import Item
-from cashdesk.models import KioskTransfer
+from cashdesk.models import Transfer
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from machines.models import Machine, Place
 from staff.models import StaffAssignment
@@ -66,7 +66,7 @@ def ask(client: Client, kiosk, direction: str, amount: str, key: str = KEY):
     return client.post(f"/kiosks/{kiosk.pk}/{direction}/", {f"{prefix}-amount": amount, f"{prefix}-operation_key": key})
 
 
-def filled(kiosk, staff, amount: str = "5000.00") -> KioskTransfer:
+def filled(kiosk, staff, amount: str = "5000.00") -> Transfer:
     transfer = kiosk_transfer_request(machine=kiosk, user=staff["floor"], direction="fill", amount=Decimal(amount))
     return kiosk_transfer_approve(transfer=transfer, supervisor=staff["supervisor"])
 
@@ -85,7 +85,7 @@ def test_the_kiosks_page_and_its_actions_are_refused_to_other_roles(staff, kiosk
     assert client.post(f"/kiosks/transfers/{waiting.pk}/cancel/").status_code == 403
     waiting.refresh_from_db()
     assert waiting.state == "requested"
-    assert KioskTransfer.objects.count() == 1
+    assert Transfer.objects.count() == 1
     assert kiosk_cash(kiosk) == 0
 
 
@@ -98,7 +98,7 @@ def test_anonymous_visitors_are_sent_to_the_login(kiosk):
 def test_a_floor_attendant_may_ask_but_not_approve(staff, kiosk, stocked_vault):
     client = login(staff["floor"])
     ask(client, kiosk, "fill", "100.00")
-    transfer = KioskTransfer.objects.get()
+    transfer = Transfer.objects.get()
 
     assert client.post(f"/kiosks/transfers/{transfer.pk}/approve/").status_code == 403
     assert "Approve" not in page_text(client.get("/kiosks/"))
@@ -194,7 +194,7 @@ def test_a_fill_asked_for_by_the_floor_is_approved_by_a_supervisor(staff, kiosk,
 
     assert asked.status_code == 302
     assert asked["Location"] == f"/kiosks/#kiosk-{kiosk.pk}"
-    transfer = KioskTransfer.objects.get()
+    transfer = Transfer.objects.get()
     assert (transfer.direction, transfer.amount, transfer.requested_by, transfer.state) == (
         "fill",
         Decimal("5000.00"),
@@ -230,7 +230,7 @@ def test_a_drop_approved_shows_its_variance(api, staff, kiosk, stocked_vault):
 
     floor = login(staff["floor"])
     ask(floor, kiosk, "drop", "4980.00")
-    transfer = KioskTransfer.objects.get(direction="drop")
+    transfer = Transfer.objects.get(direction="drop")
     # Who counted is not shown the difference (he could withdraw the count and ask again with the books' figure).
     assert "The books hold" not in page_text(floor.get("/kiosks/"))
     supervisor = login(staff["supervisor"])
@@ -248,7 +248,7 @@ def test_a_drop_approved_shows_its_variance(api, staff, kiosk, stocked_vault):
     assert "€0.00 in the books" in after
     assert "Variance -€9.49 (short)" in after
     assert kiosk_cash(kiosk) == 0
-    line = KioskTransfer.objects.get(pk=transfer.pk).count.lines.get()
+    line = Transfer.objects.get(pk=transfer.pk).count.lines.get()
     assert (line.counted_amount, line.expected_amount, line.variance) == (
         Decimal("4980.00"),
         Decimal("4989.49"),
@@ -260,12 +260,12 @@ def test_a_drop_may_count_nothing_and_a_drop_over_shows_over(staff, kiosk, stock
     filled(kiosk, staff, amount="100.00")
     ask(login(staff["floor"]), kiosk, "drop", "100.50")
     supervisor = login(staff["supervisor"])
-    supervisor.post(f"/kiosks/transfers/{KioskTransfer.objects.get(direction='drop').pk}/approve/")
+    supervisor.post(f"/kiosks/transfers/{Transfer.objects.get(direction='drop').pk}/approve/")
     assert "Variance €0.50 (over)" in page_text(supervisor.get("/kiosks/"))
 
     filled(kiosk, staff, amount="40.00")
     ask(login(staff["floor"]), kiosk, "drop", "0", key="e" * 32)
-    empty = KioskTransfer.objects.get(direction="drop", approved_at__isnull=True)
+    empty = Transfer.objects.get(direction="drop", approved_at__isnull=True)
     assert empty.amount == 0
     supervisor.post(f"/kiosks/transfers/{empty.pk}/approve/")
     assert "Variance -€40.00 (short)" in page_text(supervisor.get("/kiosks/"))
@@ -275,7 +275,7 @@ def test_a_drop_may_count_nothing_and_a_drop_over_shows_over(staff, kiosk, stock
 def test_a_supervisor_does_not_approve_what_he_asked_for(staff, kiosk, stocked_vault):
     supervisor = login(staff["supervisor"])
     ask(supervisor, kiosk, "fill", "300.00")
-    transfer = KioskTransfer.objects.get()
+    transfer = Transfer.objects.get()
     page = supervisor.get("/kiosks/").content.decode()
     assert f"/kiosks/transfers/{transfer.pk}/approve/" not in page
     assert "Another supervisor approves what you asked for." in page
@@ -293,7 +293,7 @@ def test_a_supervisor_does_not_approve_what_he_asked_for(staff, kiosk, stocked_v
 def test_who_asked_or_a_supervisor_cancels_and_nothing_moves(casino, staff, kiosk, stocked_vault):
     floor = login(staff["floor"])
     ask(floor, kiosk, "fill", "100.00")
-    first = KioskTransfer.objects.get()
+    first = Transfer.objects.get()
     assert f"/kiosks/transfers/{first.pk}/cancel/" in floor.get("/kiosks/").content.decode()
     cancelled = floor.post(f"/kiosks/transfers/{first.pk}/cancel/", follow=True)
     assert "The request was cancelled; no cash moved." in page_text(cancelled)
@@ -301,7 +301,7 @@ def test_who_asked_or_a_supervisor_cancels_and_nothing_moves(casino, staff, kios
     assert (first.state, first.cancelled_by) == ("cancelled", staff["floor"])
 
     ask(login(staff["supervisor2"]), kiosk, "drop", "0", key="d" * 32)
-    second = KioskTransfer.objects.get(cancelled_at__isnull=True)
+    second = Transfer.objects.get(cancelled_at__isnull=True)
     # Another floor attendant may not withdraw it, nor see the button.
     other = make_user("jurgis", "floor_attendant")
     StaffAssignment.objects.create(user=other, casino=casino)
@@ -322,7 +322,7 @@ def test_who_asked_or_a_supervisor_cancels_and_nothing_moves(casino, staff, kios
 
 def test_approving_twice_or_after_a_cancel_is_a_message_not_an_error(staff, kiosk, stocked_vault):
     ask(login(staff["floor"]), kiosk, "fill", "100.00")
-    transfer = KioskTransfer.objects.get()
+    transfer = Transfer.objects.get()
     supervisor = login(staff["supervisor"])
     supervisor.post(f"/kiosks/transfers/{transfer.pk}/approve/")
     again = supervisor.post(f"/kiosks/transfers/{transfer.pk}/approve/", follow=True)
@@ -335,7 +335,7 @@ def test_approving_twice_or_after_a_cancel_is_a_message_not_an_error(staff, kios
 
 def test_a_fill_the_vault_cannot_cover_is_refused_with_a_message(staff, kiosk, vault):
     ask(login(staff["floor"]), kiosk, "fill", "100.00")
-    transfer = KioskTransfer.objects.get()
+    transfer = Transfer.objects.get()
     refused = login(staff["supervisor"]).post(f"/kiosks/transfers/{transfer.pk}/approve/", follow=True)
     assert refused.status_code == 200
     assert refused.redirect_chain[-1][0] == f"/kiosks/#kiosk-{kiosk.pk}"
@@ -375,7 +375,7 @@ def test_a_bad_amount_is_a_form_error_and_changes_nothing(staff, kiosk, stocked_
     assert '<ul class="errorlist' in response.content.decode()
     if amount and amount.isascii():
         assert f'value="{amount}"' in response.content.decode()  # what was typed stays
-    assert not KioskTransfer.objects.exists()
+    assert not Transfer.objects.exists()
     assert not Place.objects.filter(machine=kiosk).exists() or kiosk_cash(kiosk) == 0
 
 
@@ -391,7 +391,7 @@ def test_a_form_without_its_one_time_key_asks_nothing(staff, kiosk, stocked_vaul
     response = ask(login(staff["floor"]), kiosk, "fill", "100.00", key=key)
     assert response.status_code == 200
     assert error in page_text(response)
-    assert not KioskTransfer.objects.exists()
+    assert not Transfer.objects.exists()
 
 
 def test_a_second_request_while_one_waits_is_a_form_error(staff, kiosk, stocked_vault):
@@ -400,7 +400,7 @@ def test_a_second_request_while_one_waits_is_a_form_error(staff, kiosk, stocked_
     response = ask(floor, kiosk, "drop", "0", key="c" * 32)
     assert response.status_code == 200
     assert "A fill or drop of this kiosk is waiting for approval: approve or cancel it." in page_text(response)
-    assert KioskTransfer.objects.count() == 1
+    assert Transfer.objects.count() == 1
 
 
 def test_the_same_form_sent_twice_asks_once(staff, kiosk, stocked_vault):
@@ -409,12 +409,12 @@ def test_the_same_form_sent_twice_asks_once(staff, kiosk, stocked_vault):
     again = ask(floor, kiosk, "fill", "250.00")
 
     assert first.status_code == again.status_code == 302
-    assert KioskTransfer.objects.count() == 1
+    assert Transfer.objects.count() == 1
     assert "This form was already sent: nothing more was asked for." in page_text(floor.get("/kiosks/"))
     # Once approved, the same form again still asks nothing.
-    login(staff["supervisor"]).post(f"/kiosks/transfers/{KioskTransfer.objects.get().pk}/approve/")
+    login(staff["supervisor"]).post(f"/kiosks/transfers/{Transfer.objects.get().pk}/approve/")
     assert ask(floor, kiosk, "fill", "250.00").status_code == 302
-    assert KioskTransfer.objects.count() == 1
+    assert Transfer.objects.count() == 1
     assert kiosk_cash(kiosk) == Decimal("250.00")
 
 
@@ -423,7 +423,7 @@ def test_a_form_key_someone_else_used_is_refused(staff, kiosk, stocked_vault):
     response = ask(login(staff["supervisor"]), kiosk, "fill", "250.00")
     assert response.status_code == 200
     assert "This form was already used by someone else." in page_text(response)
-    assert KioskTransfer.objects.count() == 1
+    assert Transfer.objects.count() == 1
 
 
 # Tenancy
@@ -447,7 +447,7 @@ def test_another_casinos_kiosk_and_its_transfers_are_404(staff, kiosk, stocked_v
     assert ask(floor, theirs, "drop", "0").status_code == 404
     their_transfer.refresh_from_db()
     assert their_transfer.state == "requested"
-    assert KioskTransfer.objects.count() == 1
+    assert Transfer.objects.count() == 1
     assert "K-ADM" not in page_text(supervisor.get("/kiosks/"))
 
 
@@ -457,7 +457,7 @@ def test_a_slot_machine_or_a_retired_kiosk_takes_no_fill(staff, kiosk, machine, 
     assert ask(floor, machine, "fill", "100.00").status_code == 404
     assert ask(floor, retired, "fill", "100.00", key="b" * 32).status_code == 404
     assert floor.post("/kiosks/999999/fill/").status_code == 404
-    assert not KioskTransfer.objects.exists()
+    assert not Transfer.objects.exists()
 
 
 def test_a_retired_kiosk_still_holding_cash_is_listed_to_be_dropped_and_takes_no_fill(staff, kiosk, stocked_vault):
@@ -475,9 +475,9 @@ def test_a_retired_kiosk_still_holding_cash_is_listed_to_be_dropped_and_takes_no
     refused = ask(floor, kiosk, "fill", "100.00")
     assert refused.status_code == 200
     assert "A retired kiosk is not filled; the cash it still holds is dropped." in page_text(refused)
-    assert KioskTransfer.objects.filter(direction="fill").count() == 1  # the first fill only
+    assert Transfer.objects.filter(direction="fill").count() == 1  # the first fill only
 
     assert ask(floor, kiosk, "drop", "1200.00", key="d" * 32).status_code == 302
-    drop = KioskTransfer.objects.get(direction="drop")
+    drop = Transfer.objects.get(direction="drop")
     kiosk_transfer_approve(transfer=drop, supervisor=staff["supervisor"])
     assert kiosk_cash(kiosk) == Decimal("0.00")

@@ -293,7 +293,7 @@ def test_two_supervisors_approving_one_fill_at_once_move_the_cash_once(casino):
 
     results = race(
         [lambda s=s: approve(s) for s in supervisors],
-        gate=("SELECT id FROM cashdesk_kiosktransfer WHERE id = %s FOR UPDATE", [fill_request.pk]),
+        gate=("SELECT id FROM cashdesk_transfer WHERE id = %s FOR UPDATE", [fill_request.pk]),
     )
 
     assert sorted(results) == ["already_approved", "approved"], results

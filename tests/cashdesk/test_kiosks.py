@@ -12,7 +12,7 @@ from cashdesk import services
 from cashdesk.books import counterparty_balances, physical_balances, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashTransaction, KioskTransfer, ShiftCount, TransactionKind
+from cashdesk.models import CashTransaction, ShiftCount, TransactionKind, Transfer
 from cashdesk.services.kiosks import (
     kiosk_place,
     kiosk_transfer_approve,
@@ -37,7 +37,7 @@ def kiosk_api(kiosk) -> MachineClient:
     return MachineClient(kiosk)
 
 
-def fill(kiosk, floor, supervisor, amount="5000.00") -> KioskTransfer:
+def fill(kiosk, floor, supervisor, amount="5000.00") -> Transfer:
     transfer = kiosk_transfer_request(machine=kiosk, user=floor, direction="fill", amount=Decimal(amount))
     return kiosk_transfer_approve(transfer=transfer, supervisor=supervisor)
 

@@ -35,6 +35,7 @@ def _committed_elsewhere(call):
 
 def _own_request(shift, user):
     return Transfer.objects.create(
+        place_id=shift.desk_id,
         shift=shift,
         direction=Transfer.Direction.DROP,
         amount=Decimal("20.00"),
@@ -66,6 +67,7 @@ def test_a_twin_of_someone_elses_form_is_refused(shift, cashier, cashier2):
     def run():
         _committed_elsewhere(
             lambda: Transfer.objects.create(
+                place_id=shift.desk_id,
                 shift=shift,
                 direction=Transfer.Direction.DROP,
                 amount=Decimal("10.00"),

@@ -27,7 +27,7 @@ from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
 from cashdesk.management.commands.seed_demo import demo_staff_name
-from cashdesk.models import KioskTransfer
+from cashdesk.models import Transfer
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from casino_office.money import format_amount
 from machines.models import Casino, Machine
@@ -84,7 +84,7 @@ class Command(BaseCommand):
         approver = self._user(options["approved_by"] or demo_staff_name("shift_supervisor", casino.code))
         kiosk = kiosks[0]
         if options["drop"] is not None:
-            self._transfer(kiosk, KioskTransfer.Direction.DROP, options["drop"], requester, approver)
+            self._transfer(kiosk, Transfer.Direction.DROP, options["drop"], requester, approver)
             return
         amount = options["fill"]
         if amount is None:
@@ -92,7 +92,7 @@ class Command(BaseCommand):
             if amount <= 0:
                 self.stdout.write(f"{self._holding(kiosk)}: no fill needed")
                 return
-        self._transfer(kiosk, KioskTransfer.Direction.FILL, amount, requester, approver)
+        self._transfer(kiosk, Transfer.Direction.FILL, amount, requester, approver)
 
     @staticmethod
     def _user(username: str) -> User:
@@ -108,7 +108,7 @@ class Command(BaseCommand):
     def _holding(self, kiosk: Machine) -> str:
         place = kiosk_place(kiosk)
         text = f"Kiosk {kiosk.asset_number} ({kiosk.casino.code}) holds {format_amount(self._cash(kiosk))} EUR"
-        waiting = KioskTransfer.objects.filter(kiosk=place, approved_at__isnull=True, cancelled_at__isnull=True).first()
+        waiting = Transfer.objects.filter(place=place, approved_at__isnull=True, cancelled_at__isnull=True).first()
         if waiting is not None:
             text += f", a {waiting.direction} of {format_amount(waiting.amount)} EUR waits for approval"
         return text
@@ -127,7 +127,7 @@ class Command(BaseCommand):
                 "it waits for a second supervisor's approval on the supervision page"
             )
             return
-        done = "filled from the vault with" if direction == KioskTransfer.Direction.FILL else "dropped to the vault:"
+        done = "filled from the vault with" if direction == Transfer.Direction.FILL else "dropped to the vault:"
         self.stdout.write(
             f"Kiosk {kiosk.asset_number} ({kiosk.casino.code}) {done} {format_amount(amount)} EUR "
             f"(asked by {requester.username}, approved by {approver.username}); "

@@ -10,7 +10,7 @@ from django.db import transaction
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
-from cashdesk.models import KioskTransfer, ShiftCount
+from cashdesk.models import ShiftCount, Transfer
 from cashdesk.services import vault_count
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from machines.keys import hash_key
@@ -158,7 +158,7 @@ class Command(BaseCommand):
             vault_count(vault=vault, user=supervisor, counted={Item.CASH: VAULT_CASH})
         for asset, amount in KIOSKS:
             machine = Machine.objects.get(casino=casino, asset_number=asset)
-            if not machine.is_kiosk or KioskTransfer.objects.filter(kiosk=kiosk_place(machine)).exists():
+            if not machine.is_kiosk or Transfer.objects.filter(place=kiosk_place(machine)).exists():
                 continue
             if place_balances(vault)[Item.CASH] < amount:
                 self.stdout.write(f"Kiosk {asset} ({casino.code}) not filled: the vault holds less than {amount} EUR")
@@ -166,7 +166,7 @@ class Command(BaseCommand):
             try:
                 with transaction.atomic():
                     transfer = kiosk_transfer_request(
-                        machine=machine, user=attendant, direction=KioskTransfer.Direction.FILL, amount=amount
+                        machine=machine, user=attendant, direction=Transfer.Direction.FILL, amount=amount
                     )
                     kiosk_transfer_approve(transfer=transfer, supervisor=supervisor)
             except CashDeskError as error:
