@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('machines', '0011_chain_heads'),
-        ('cashdesk', '0026_triggers_name_their_tables_schema'),
+        ('cashdesk', '0029_kiosk_transfer_removed'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
