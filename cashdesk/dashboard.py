@@ -28,7 +28,7 @@ from cashdesk.models import (
 )
 from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
-from machines.models import Casino, Machine, MeterReconciliation, Place
+from machines.models import BooksVerification, Casino, Machine, MeterReconciliation, Place
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
@@ -258,6 +258,8 @@ class OpenExceptions:
     meter_differences: int = 0  # machines whose meters differ from the system's figures
     meters_silent: int = 0  # machines that sent no reading that day
     counts: int = 0  # counts waiting for a supervisor: write-offs above the limit, hand-overs whose counts differ
+    # The last daily verification of the casino's books (machines.verification): None before the first.
+    books: BooksVerification | None = None
 
 
 def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExceptions:
@@ -297,6 +299,7 @@ def open_exceptions(casino: Casino, now: dt.datetime | None = None) -> OpenExcep
         counts=CountRequest.objects.using(reports_db())
         .filter(casino=casino, status=CountRequest.Status.WAITING)
         .count(),
+        books=BooksVerification.objects.using(reports_db()).filter(casino=casino).first(),
         **_meter_exceptions(casino, casino.gaming_day(now) - dt.timedelta(days=1)),
     )
 

@@ -346,6 +346,12 @@ CELERY_BEAT_SCHEDULE = {
     "anchor-books": {"task": "machines.anchor_books", "schedule": 60.0 * BOOKS_ANCHOR_MINUTES},
     # The books verified each morning, on from where the last run ended and against the anchors written since.
     "verify-books": {"task": "compliance.verify_books_daily", "schedule": crontab(hour=7, minute=0)},
+    # Sunday night, every record from each chain's first: a record verified once and edited since is found here.
+    "verify-books-full": {
+        "task": "compliance.verify_books_daily",
+        "schedule": crontab(hour=3, minute=0, day_of_week=0),
+        "kwargs": {"full": True},
+    },
     "heartbeat": {"task": "ops.heartbeat", "schedule": float(HEARTBEAT_SECONDS)},
 }
 

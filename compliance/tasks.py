@@ -30,9 +30,10 @@ def anchor_register() -> int:
 
 
 @shared_task(name="compliance.verify_books_daily")
-def verify_books_daily() -> int:
-    """Yesterday's chains against the anchors, every casino; a broken record raises an alert. The casinos broken."""
-    broken = books_verification_daily(anchor_dir=Path(settings.REGISTER_ANCHOR_DIR))
+def verify_books_daily(full: bool = False) -> int:
+    """The chains since the last run (`full`: all of them) against the anchors, every casino; a broken record
+    raises an alert. The number of casinos broken."""
+    broken = books_verification_daily(anchor_dir=Path(settings.REGISTER_ANCHOR_DIR), full=full)
     for run in broken:
         logger.error("books verification: %s", run.finding)
     return len(broken)

@@ -28,10 +28,14 @@ def _anchors(directory: Path, casino: Casino, after: dt.datetime | None) -> tupl
     return anchors_check(anchors, casino), len(anchors)
 
 
-def books_verification_run(*, casino: Casino, anchor_dir: Path) -> BooksVerification:
-    """Verify the casino's books since the last intact run (all of them the first time) and record the run."""
+def books_verification_run(*, casino: Casino, anchor_dir: Path, full: bool = False) -> BooksVerification:
+    """Verify the casino's books since the last intact run (all of them the first time, or `full`) and record it.
+
+    A run walks each chain on from where the last intact run ended: a record verified once and edited later
+    is found by the weekly full run (and by `verify_books`), not by the next daily one.
+    """
     started = timezone.now()
-    last = BooksVerification.objects.filter(casino=casino, finding="").order_by("-started_at").first()
+    last = None if full else BooksVerification.objects.filter(casino=casino, finding="").first()
     ends = {source.name: source.end(casino) for source in chain_sources()}
     since = {name: (int(end[0]), str(end[1])) for name, end in last.ends.items()} if last else {}
     findings = books_verify(casino, since)

@@ -10,11 +10,12 @@ from machines.models import BooksVerification, Casino
 from machines.verification import books_verification_run
 
 
-def books_verification_daily(*, anchor_dir: Path) -> list[BooksVerification]:
-    """Run every casino's verification; raise an alert for each that found a broken record. The broken runs."""
+def books_verification_daily(*, anchor_dir: Path, full: bool = False) -> list[BooksVerification]:
+    """Run every casino's verification (`full`: from each chain's first record); raise an alert for each that
+    found a broken record. The broken runs."""
     broken = []
     for casino in Casino.objects.order_by("code"):
-        run = books_verification_run(casino=casino, anchor_dir=anchor_dir)
+        run = books_verification_run(casino=casino, anchor_dir=anchor_dir, full=full)
         if run.intact:
             continue
         broken.append(run)

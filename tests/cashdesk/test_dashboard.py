@@ -225,3 +225,27 @@ def test_a_ticket_sold_and_paid_at_the_desk_is_counted_at_the_desk_not_the_machi
     html = logged_in_client(manager, casino).get("/dashboard/").content.decode()
     assert "Desk tickets today: 1 sold (€40.00), 1 paid (€40.00)." in html
     assert "Machine tickets today: 0 printed by machines (€0.00), 0 played into machines (€0.00)." in html
+
+
+def test_the_dashboard_shows_the_last_verification_of_the_books(manager, casino, api, settings, tmp_path):
+    """Issue 23: the daily verification's outcome is a tile; a broken record turns it into a warning."""
+    from compliance.tasks import verify_books_daily
+    from tests.machines.test_chains import tamper
+
+    settings.REGISTER_ANCHOR_DIR = tmp_path
+    client = logged_in_client(manager, casino)
+
+    def tile() -> str:
+        html = unescape(client.get("/dashboard/").content.decode())
+        return re.search(r'<span class="tile[^"]*" id="books-tile">.*?</span>\n', html, re.S).group(0)
+
+    assert "books not verified yet" in tile()
+    api.issued_ticket("7.00")
+    verify_books_daily()
+    assert "every chain intact" in tile()
+    assert "warn" not in tile()
+    number = api.issued_ticket("8.00")  # written after the run: the next run walks on over it
+    tamper("UPDATE tickets_ticket SET amount = 700 WHERE validation_number = %s", [number])
+    verify_books_daily()
+    assert "found a broken record" in tile()
+    assert 'class="tile warn" id="books-tile"' in tile()

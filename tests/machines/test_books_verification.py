@@ -80,3 +80,15 @@ def test_a_stale_verification_is_reported(api, casino, settings):
     check = check_books()
     assert not check.ok
     assert check.detail == f"{casino.code}: the books were last verified over 26 h ago"
+
+
+def test_a_record_edited_after_it_was_verified_is_found_by_the_weekly_full_run(api, casino):
+    """The daily run walks on from its last end; the full run (Sunday night, beat) recomputes everything."""
+    ticket = Ticket.objects.get(validation_number=api.issued_ticket("7.00"))
+    verify_books_daily()
+    tamper("UPDATE tickets_ticket SET amount = %s WHERE id = %s", [Decimal("700.00"), ticket.pk])
+    assert verify_books_daily() == 0  # the daily run's stated limit: it trusts what it verified before
+    assert verify_books_daily(full=True) == 1
+    assert "ticket_events record 1: its content does not match its MAC" in (
+        BooksVerification.objects.filter(casino=casino).first().finding
+    )
