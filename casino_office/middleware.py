@@ -28,7 +28,7 @@ class DatabaseUnavailableMiddleware:
         stale_plan = isinstance(exception, DatabaseError) and _STALE_PLAN in str(exception)
         if stale_plan:
             # A migration from another node changed a column a statement prepared on this connection reads
-            # (tickets.rawsql): drop the connection with its prepared statements; the retry prepares afresh.
+            # (casino_office.rawsql): drop the connection with its prepared statements; the retry prepares afresh.
             connection.close()
         if (
             stale_plan

@@ -115,7 +115,7 @@ if env_str("REPORTS_DATABASE_URL", ""):
     DATABASES["reports"]["TEST"] = {"MIRROR": "default"}
     REPORTS_DATABASE = "reports"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # The machine API's hot statements (tickets.rawsql) run with server-side binding; psycopg prepares each on
+    # The machine API's hot statements (casino_office.rawsql) run with server-side binding; psycopg prepares each on
     # the connection after this many uses, so PostgreSQL stops parsing and planning them (Django turns this
     # off by default). 0 turns it off, for a transaction-mode PgBouncer older than 1.21 in between.
     _prepare = env_int("DATABASE_PREPARE_THRESHOLD", 5, minimum=0)

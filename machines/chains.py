@@ -16,19 +16,25 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache, partial
+from operator import attrgetter
 from typing import Any, Protocol
 
 from django.apps import apps
 from django.db import connection, models
 from django.db.models import F, Func
 
-from casino_office import chain_keys
+from casino_office import chain_keys, rawsql
 from casino_office.ports import Port
 from machines.models import GENESIS_MAC, Casino, Chained, ChainHead
 
-# Moves a chain on by `n` records and locks its head until the transaction ends: the first append of a
-# casino's journal creates the head. Returns the head's id, the new last sequence and the MAC before them.
+# Moves a chain on by `n` records and locks its head until the transaction ends; returns the head's id, the new
+# last sequence and the MAC before them. The first append of a casino's journal creates the head (the second
+# statement, run only when the first finds none).
 _ADVANCE_SQL = (
+    'UPDATE "machines_chainhead" SET "sequence" = "sequence" + %s WHERE "casino_id" = %s AND "journal" = %s '
+    'RETURNING "id", "sequence", "mac"'
+)
+_CREATE_SQL = (
     'INSERT INTO "machines_chainhead" ("casino_id", "journal", "sequence", "mac") VALUES (%s, %s, %s, %s) '
     'ON CONFLICT ("casino_id", "journal") DO UPDATE SET "sequence" = "machines_chainhead"."sequence" + EXCLUDED.'
     '"sequence" RETURNING "id", "sequence", "mac"'
@@ -126,14 +132,35 @@ def children_content(model: type[Chained], children: dict[str, list[dict[str, An
     return content
 
 
+@cache
+def _getters(model: type[models.Model], paths: tuple[str, ...]) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    """Per covered name, a function reading it from an instance (through its cached related objects)."""
+    getters = []
+    for path in paths:
+        *through, _last = path.split("__")
+        dotted = ".".join([*through, _field(model, path).attname])
+        getters.append((path, attrgetter(dotted) if through else attrgetter(_field(model, path).attname)))
+    return tuple(getters)
+
+
+def _values(instance: models.Model, paths: tuple[str, ...]) -> dict[str, Any]:
+    values = {}
+    for path, getter in _getters(type(instance), paths):
+        try:
+            values[path] = getter(instance)
+        except AttributeError:  # a foreign key on the way is empty
+            values[path] = _read(instance, path)
+    return values
+
+
 def instance_content(record: Chained, children: dict[str, Sequence[models.Model]] | None = None) -> dict[str, Any]:
     """What a record's MAC covers, from the instance (and its children's instances, not saved yet)."""
     model = type(record)
-    content = record_content(model, {path: _read(record, path) for path in model.journal_fields})
+    content = record_content(model, _values(record, model.journal_fields))
     if model.journal_children:
         given = children or {}
         read = {
-            name: [{path: _read(child, path) for path in fields} for child in given.get(name, ())]
+            name: [_values(child, fields) for child in given.get(name, ())]
             for name, fields in model.journal_children.items()
         }
         content.update(children_content(model, read))
@@ -168,9 +195,13 @@ def link_mac(link: Link, content: dict[str, Any]) -> str:
 
 
 def _advance(casino_id: int, journal: str, count: int) -> tuple[int, int, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(_ADVANCE_SQL, [casino_id, journal, count, GENESIS_MAC])
-        head_id, last, previous = cursor.fetchone()
+    with rawsql.cursor() as cursor:
+        cursor.execute(_ADVANCE_SQL, [count, casino_id, journal])
+        row = cursor.fetchone()
+        if row is None:
+            cursor.execute(_CREATE_SQL, [casino_id, journal, count, GENESIS_MAC])
+            row = cursor.fetchone()
+    head_id, last, previous = row
     return int(head_id), int(last), str(previous)
 
 
@@ -204,7 +235,7 @@ def chain_head_update(record: Chained) -> tuple[str, list[Any]]:
 
 def chain_head_save(record: Chained) -> None:
     sql, params = chain_head_update(record)
-    with connection.cursor() as cursor:
+    with rawsql.cursor() as cursor:
         cursor.execute(sql, params)
 
 

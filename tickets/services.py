@@ -4,7 +4,7 @@ Concurrency: a transition locks the ticket row (SELECT ... FOR UPDATE) and
 re-reads its state under the lock, so two machines (or a machine and a
 cashier) racing for one ticket get exactly one success on PostgreSQL.
 
-The machine API's statements here go through tickets.rawsql (plain SQL,
+The machine API's statements here go through casino_office.rawsql (plain SQL,
 prepared on PostgreSQL; issue 15); the rules stay in this module.
 """
 
@@ -21,10 +21,11 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from casino_office import rawsql
 from casino_office.money import MILL, cash_payout, format_amount
 from machines.chains import chain_and_bulk_create, chain_head_update, chain_records
 from machines.models import Casino, Machine
-from tickets import rawsql, selectors
+from tickets import selectors
 from tickets.exceptions import TicketNotFound, TicketRefused
 from tickets.kiosks import kiosk_cash, kiosk_issue_refusal, kiosk_payout_refusal
 from tickets.models import (

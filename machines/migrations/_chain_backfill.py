@@ -59,9 +59,17 @@ def _mac(key: bytes, body: dict[str, Any]) -> str:
 
 
 def _switch_triggers(schema_editor: BaseDatabaseSchemaEditor, table: str, on: bool) -> list[str]:
-    """PostgreSQL: the table's own triggers off or on. SQLite: its UPDATE triggers dropped (their SQL returned)."""
+    """PostgreSQL: the table's own triggers off or on. SQLite: its UPDATE triggers dropped (their SQL returned).
+
+    Switching back on first fires the foreign keys' checks the updates left for commit: the migration's next
+    ALTER TABLE is refused while any are pending.
+    """
     if schema_editor.connection.vendor == "postgresql":
+        if on:
+            schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         schema_editor.execute(f'ALTER TABLE "{table}" {"ENABLE" if on else "DISABLE"} TRIGGER USER')
+        if on:
+            schema_editor.execute("SET CONSTRAINTS ALL DEFERRED")
         return []
     with schema_editor.connection.cursor() as cursor:
         cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [table])
@@ -175,5 +183,8 @@ def chain_backfill(
             for sql in saved:
                 schema_editor.execute(sql)
         apps.get_model("machines", "ChainHead").objects.filter(journal=journal).delete()
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            schema_editor.execute("SET CONSTRAINTS ALL DEFERRED")
 
     return migrations.RunPython(forward, backward)

@@ -1,11 +1,11 @@
-"""tickets.rawsql: the machine API's hot statements read and write what the ORM would, and are prepared."""
+"""casino_office.rawsql: the machine API's hot statements read and write what the ORM would, and are prepared."""
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from casino_office import rawsql
 from machines.chains import chain_head_update, chain_records
 from machines.models import ChainHead, Machine
-from tickets import rawsql
 from tickets.models import Ticket, TicketEvent, TicketEventKind, TicketState
 
 

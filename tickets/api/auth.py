@@ -8,9 +8,9 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from casino_office import rawsql
 from machines.keys import hash_key
 from machines.models import Machine
-from tickets import rawsql
 
 # last_seen_at is refreshed at most this often, to keep a write off every request.
 _LAST_SEEN_RESOLUTION = dt.timedelta(seconds=60)

@@ -18,8 +18,8 @@ from django.utils import timezone
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from casino_office import rawsql
 from machines.models import Machine
-from tickets import rawsql
 from tickets.api.errors import ApiError, error_response
 from tickets.models import MachineRequest
 
