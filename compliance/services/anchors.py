@@ -13,8 +13,6 @@ still passes through every anchored head (docs/operations.md, "The register").
 import datetime as dt
 import hmac
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,7 +22,7 @@ from django.utils import timezone
 from compliance import crypto
 from compliance.models import RegisterEntry
 from compliance.services.register import register_verify
-from machines.anchors import is_books_anchor
+from machines.anchors import is_books_anchor, write_new
 from machines.models import Casino
 
 FIELDS = ("casino", "date", "count", "head", "key_id", "signature")
@@ -131,29 +129,6 @@ def anchors_check(anchors: Iterable[Anchor], casino: Casino) -> list[str]:
     ]
 
 
-def _write_new(path: Path, text: str) -> bool:
-    """Write `text` to `path` if no file is there: atomically (a temporary file, then a link), never over one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.link(temporary, path)  # fails if the name exists: unlike a rename, it never replaces a file
-        except FileExistsError:
-            return False
-    finally:
-        os.unlink(temporary)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-    return True
-
-
 @dataclass(frozen=True)
 class Anchored:
     casino: str
@@ -183,7 +158,7 @@ def register_anchor(*, casino: Casino, directory: Path, now: dt.datetime | None 
     unsigned = Anchor(casino=casino.code, date=day, count=last["sequence"], head=last["entry_hash"], key_id=key_id)
     anchor = replace(unsigned, signature=crypto.register_mac(key_id, unsigned.message()))
     path = directory / casino.code / f"{day.isoformat()}-{anchor.count:08d}.json"
-    if _write_new(path, anchor.as_json()):
+    if write_new(path, anchor.as_json()):
         return Anchored(casino.code, path, written=True)
     there = _anchor_read(path)  # written earlier today at the same count, or by a concurrent run
     if there is None or (there.casino, there.count, there.head) != (anchor.casino, anchor.count, anchor.head):
