@@ -7,6 +7,12 @@ the previous record's MAC, the key's id and the fields the journal covers
 in the statement that moves it on (one round trip, in the transaction that
 writes the record), so a chain is appended one record at a time and the
 lock is held only until that transaction commits.
+
+A transaction that appends to several journals takes their heads in one
+order, the books' before the tickets' (`cash_transactions`, then
+`ticket_events`): a desk's payout, a kiosk's and a sale's reversal all post
+the transaction before the ticket's event, so two of them never wait on each
+other's head (a deadlock PostgreSQL would end by failing one).
 """
 
 import datetime as dt

@@ -204,17 +204,8 @@ def reversal_approve(*, request: ReversalRequest, supervisor: User) -> CashTrans
             )
             for leg in Leg.objects.filter(transaction=original).select_related("desk")
         ]
-        if ticket is not None:
-            try:
-                ticket_rules.ticket_move_to_void(
-                    ticket=ticket, user=supervisor, reason=f"sale reversed: {request.reason}"
-                )
-            except TicketError:
-                raise CashDeskError(
-                    "invalid_state",
-                    _("The sold ticket is %(state)s; it can no longer be taken back.")
-                    % {"state": ticket.get_state_display()},
-                ) from None
+        # The books first, then the ticket: every transaction that appends to both chains appends in this order
+        # (machines.chains), so two of them never wait on each other's chain head.
         tx = post_transaction(
             shift=shift,
             desk=desk,
@@ -227,6 +218,17 @@ def reversal_approve(*, request: ReversalRequest, supervisor: User) -> CashTrans
             reverses=original,
             note=request.reason,
         )
+        if ticket is not None:
+            try:
+                ticket_rules.ticket_move_to_void(
+                    ticket=ticket, user=supervisor, reason=f"sale reversed: {request.reason}"
+                )
+            except TicketError:
+                raise CashDeskError(
+                    "invalid_state",
+                    _("The sold ticket is %(state)s; it can no longer be taken back.")
+                    % {"state": ticket.get_state_display()},
+                ) from None
         if ReversalRequest.objects.filter(pk=request.pk, reversal__isnull=True).update(reversal=tx) != 1:
             raise CashDeskError("already_approved", _("This reversal has already been approved."))
     return tx

@@ -99,3 +99,24 @@ def test_verify_books_exits_non_zero_on_a_changed_amount(bought, casino):
     tamper("UPDATE cashdesk_cashtransaction SET amount = %s WHERE id = %s", [Decimal("1499.00"), bought.pk])
     with pytest.raises(CommandError, match="cash_transactions record"):
         call_command("verify_books")
+
+
+def test_a_transaction_appends_to_the_books_before_the_tickets(shift, cashier, supervisor, monkeypatch, casino):
+    """Two chain heads taken in opposite orders by two transactions would deadlock: a sale's reversal voided the
+    ticket (its event) before posting the reversal, while a payout posts first. Every path now posts first."""
+    import machines.chains
+
+    taken: list[str] = []
+    advance = machines.chains._advance
+
+    def recorded(casino_id, journal, count):
+        taken.append(journal)
+        return advance(casino_id, journal, count)
+
+    monkeypatch.setattr(machines.chains, "_advance", recorded)
+    sale = services.ticket_sell(shift=shift, user=cashier, amount=Decimal("20.00"), person=None)
+    request = services.reversal_request(original=sale, user=cashier, reason="wrong amount")
+    taken.clear()
+    services.reversal_approve(request=request, supervisor=supervisor)
+    assert taken == ["cash_transactions", "ticket_events"]
+    assert findings(casino) == []
