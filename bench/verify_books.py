@@ -13,6 +13,7 @@ import datetime as dt
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -23,7 +24,7 @@ PLAY = (("authorized", "issued", "redeem_pending"), ("redeemed", "redeem_pending
 BATCH = 5_000
 
 
-def generate(lifecycles: int) -> tuple[object, float]:
+def generate(lifecycles: int) -> tuple[Any, float]:
     from django.db import connection, transaction
 
     from machines.chains import chain_and_bulk_create
@@ -77,19 +78,19 @@ def main() -> None:
     from tickets.models import TicketEvent
 
     casino, generated = generate(args.lifecycles)
-    timings = []
+    timings: list[tuple[str, float]] = []
     started = time.perf_counter()
     chain = JournalChain(TicketEvent).verify(casino)
-    timings.append(["the ticket events' chain", time.perf_counter() - started])
+    timings.append(("the ticket events' chain", time.perf_counter() - started))
     started = time.perf_counter()
     states = list(tickets_check(casino))
-    timings.append(["each ticket's state against its events", time.perf_counter() - started])
+    timings.append(("each ticket's state against its events", time.perf_counter() - started))
     started = time.perf_counter()
     everything = books_verify(casino)
-    timings.append(["books_verify (every chain and check)", time.perf_counter() - started])
+    timings.append(("books_verify (every chain and check)", time.perf_counter() - started))
     started = time.perf_counter()
     call_command("verify_books")
-    timings.append(["manage.py verify_books", time.perf_counter() - started])
+    timings.append(("manage.py verify_books", time.perf_counter() - started))
     assert chain == states == everything == [], (chain, states, everything)
     records = args.lifecycles * 4
     print(f"{args.lifecycles:,} ticket life cycles, {records:,} chained events (written in {generated:.0f} s)")

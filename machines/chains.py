@@ -108,7 +108,8 @@ def _read(instance: models.Model, path: str) -> Any:
         target = getattr(target, name)
         if target is None:
             return None
-    return getattr(target, _field(type(target), last).attname)
+    owner: type[models.Model] = type(target)
+    return getattr(target, _field(owner, last).attname)
 
 
 def record_content(
@@ -262,7 +263,7 @@ def chain_and_bulk_create(records: Sequence[Chained], *, casino_id: int) -> list
     if not records:
         return []
     chain_records(records, casino_id=casino_id)
-    created = type(records[0]).objects.bulk_create(records)
+    created = type(records[0])._default_manager.bulk_create(records)
     chain_head_save(records[-1])
     return created
 
@@ -330,7 +331,7 @@ def _selected(model: type[Chained]) -> tuple[list[str], dict[str, Any]]:
 def _chain_rows(model: type[Chained], head_id: int, after: int = 0) -> Iterator[dict[str, Any]]:
     selected, expressions = _selected(model)
     names = ["pk", "chain_sequence", "chain_key", "chain_mac", *model.journal_fields]
-    records = model.objects.filter(chain_id=head_id, chain_sequence__gt=after).order_by("chain_sequence")
+    records = model._default_manager.filter(chain_id=head_id, chain_sequence__gt=after).order_by("chain_sequence")
     records = records.annotate(**expressions) if expressions else records
     chunk: list[dict[str, Any]] = []
     for row in records.values_list("pk", "chain_sequence", "chain_key", "chain_mac", *selected).iterator(_CHUNK):
@@ -377,7 +378,7 @@ def _strays(model: type[Chained], casino: Casino, heads: dict[int, ChainHead]) -
     """A record of this casino outside the casino's chain of this journal (moved, or inserted unchained)."""
     own = [pk for pk, head in heads.items() if head.journal == model.journal]
     stray = (
-        model.objects.filter(**{model.journal_casino: casino.pk})
+        model._default_manager.filter(**{model.journal_casino: casino.pk})
         .exclude(chain_id__in=own)
         .order_by("pk")
         .values_list("pk", flat=True)
@@ -422,7 +423,7 @@ class JournalChain:
         self.name = model.journal
 
     def _records(self, casino: Casino) -> models.QuerySet[Chained]:
-        return self.model.objects.filter(chain__casino=casino, chain__journal=self.name)
+        return self.model._default_manager.filter(chain__casino=casino, chain__journal=self.name)
 
     def end(self, casino: Casino) -> tuple[int, str]:
         last = self._records(casino).order_by("-chain_sequence").values_list("chain_sequence", "chain_mac").first()

@@ -91,7 +91,8 @@ def check_books() -> Check:
     verifications = apps.get_model("machines", "BooksVerification")
     try:
         casinos = verifications.objects.order_by().values_list("casino_id", flat=True).distinct()
-        runs = [verifications.objects.filter(casino_id=casino).select_related("casino").first() for casino in casinos]
+        found = (verifications.objects.filter(casino_id=casino).select_related("casino").first() for casino in casinos)
+        runs = [run for run in found if run is not None]
     except DatabaseError as error:
         return Check(False, type(error).__name__)
     if not runs:

@@ -29,7 +29,7 @@ class Command(BaseCommand):
             anchored = anchors_read(anchors) if anchors is not None else []
         except AnchorError as error:
             raise CommandError(str(error)) from None
-        broken = []
+        broken: list[str] = []
         for each in casinos:
             findings = books_verify(each) + anchors_check(anchored, each)
             if findings:
