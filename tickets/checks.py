@@ -34,7 +34,7 @@ SELECT t.id, t.state, (
     SELECT e.to_state FROM tickets_ticketevent e WHERE e.ticket_id = t.id ORDER BY e.chain_sequence DESC LIMIT 1
 ) AS last_state
 FROM tickets_ticket t
-WHERE t.casino_id = %s AND %s = %s AND (last_state IS NULL OR last_state <> t.state)
+WHERE t.casino_id = %s AND (last_state IS NULL OR last_state <> t.state)
 ORDER BY t.id
 LIMIT 1
 """
@@ -55,9 +55,9 @@ LIMIT 1
 
 def tickets_check(casino: Casino) -> Iterator[Finding]:
     """The first ticket whose state its events do not explain, and the first event out of step."""
-    state_sql = _STATE_SQL if connection.vendor == "postgresql" else _STATE_SQLITE
+    postgresql = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
-        cursor.execute(state_sql, [casino.pk, casino.pk])
+        cursor.execute(*((_STATE_SQL, [casino.pk, casino.pk]) if postgresql else (_STATE_SQLITE, [casino.pk])))
         row = cursor.fetchone()
         if row is not None:
             ticket_id, state, last = row
