@@ -9,10 +9,11 @@ writes the record), so a chain is appended one record at a time and the
 lock is held only until that transaction commits.
 
 A transaction that appends to several journals takes their heads in one
-order, the books' before the tickets' (`cash_transactions`, then
-`ticket_events`): a desk's payout, a kiosk's and a sale's reversal all post
-the transaction before the ticket's event, so two of them never wait on each
-other's head (a deadlock PostgreSQL would end by failing one).
+order, the books' first (`cash_transactions`, then `counts` or
+`ticket_events`): a desk's payout, a kiosk's and a sale's reversal post the
+transaction before the ticket's event, a count its differences before the
+count, so two of them never wait on each other's head (a deadlock
+PostgreSQL would end by failing one).
 """
 
 import datetime as dt

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from cashdesk.items import Item
 from casino_office.constraints import in_cents
 from casino_office.triggers import append_only
-from machines.models import Place
+from machines.models import Chained, Place, chain_link_unique
 
 
 class Shift(models.Model):
@@ -68,14 +68,20 @@ SHIFT_COUNT_KINDS: list[str] = [CountKind.OPENING, CountKind.HANDOVER, CountKind
 PLACE_COUNT_KINDS: list[str] = [CountKind.VAULT, CountKind.KIOSK]
 
 
-class ShiftCount(models.Model):
+class ShiftCount(Chained):
     """A count of a desk (at opening, handover, closing) or of the vault. Lines hold counted, expected, variance.
 
     Its differences are posted to the books (`transaction`) so that a place's
-    book balance equals its last count.
+    book balance equals its last count. Append-only and chained with its lines
+    (machines.chains): a count is never changed, unseen or not.
     """
 
     Kind = CountKind
+
+    journal = "counts"
+    journal_casino = "desk__casino_id"
+    journal_fields = ("desk_id", "shift_id", "kind", "counted_by_id", "counted_at", "transaction_id", "operation_key")
+    journal_children = {"lines": ("item", "counted_amount", "expected_amount", "variance")}
 
     desk = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="counts", verbose_name=_("desk"))
     shift = models.ForeignKey(
@@ -101,9 +107,11 @@ class ShiftCount(models.Model):
     )
 
     class Meta:
+        triggers = append_only()
         verbose_name = _("shift count")
         verbose_name_plural = _("shift counts")
         constraints = [
+            chain_link_unique("shiftcount"),
             models.UniqueConstraint(
                 fields=["shift", "kind"], condition=Q(shift__isnull=False), name="shiftcount_one_per_kind"
             ),

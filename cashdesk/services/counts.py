@@ -15,6 +15,7 @@ from cashdesk.books import ZERO
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS
 from cashdesk.models import Counterparty, Shift, ShiftCount, ShiftCountLine, TransactionKind
 from cashdesk.services.ledger import Line, post_transaction
+from machines.chains import chain_and_save
 from machines.models import Place
 
 
@@ -65,7 +66,7 @@ def count_differences_post(
             approved_by=approved_by,
             at=at,
         )
-    count = ShiftCount.objects.create(
+    count = ShiftCount(
         desk=place,
         shift=shift,
         kind=kind,
@@ -75,9 +76,8 @@ def count_differences_post(
         operation_key=operation_key or None,
     )
     expected = counted if opening else book
-    ShiftCountLine.objects.bulk_create(
+    lines_counted = [
         ShiftCountLine(
-            count=count,
             item=item,
             counted_amount=counted[item],
             expected_amount=expected[item],
@@ -85,5 +85,11 @@ def count_differences_post(
         )
         for item in ALL_ITEMS
         if item in counted
-    )
+    ]
+    # A count and its lines are one record of the casino's chained counts (after the posting's own chain: the
+    # order every transaction takes the chains in, machines.chains).
+    chain_and_save(count, casino_id=place.casino_id, children={"lines": lines_counted})
+    for line in lines_counted:
+        line.count = count
+    ShiftCountLine.objects.bulk_create(lines_counted)
     return count

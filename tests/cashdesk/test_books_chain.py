@@ -120,3 +120,30 @@ def test_a_transaction_appends_to_the_books_before_the_tickets(shift, cashier, s
     services.reversal_approve(request=request, supervisor=supervisor)
     assert taken == ["cash_transactions", "ticket_events"]
     assert findings(casino) == []
+
+
+def test_a_count_line_changed_or_a_count_deleted_is_named(shift, cashier, casino, stocked_vault, supervisor):
+    """Counts are a chained journal with their lines: a superuser changing what was counted is named."""
+    from cashdesk.models import ShiftCount, ShiftCountLine
+
+    count = ShiftCount.objects.filter(desk__casino=casino).order_by("chain_sequence").last()
+    assert count is not None
+    assert count.lines.exists()
+    assert findings(casino) == []
+    line = ShiftCountLine.objects.filter(count=count).first()
+    tamper(
+        "UPDATE cashdesk_shiftcountline SET counted_amount = counted_amount + 100, variance = variance + 100 "
+        "WHERE id = %s",
+        [line.pk],
+    )
+    assert f"counts record {count.chain_sequence}: its content does not match its MAC" in findings(casino)[0]
+
+
+def test_counts_are_append_only_at_the_database(shift, casino):
+    from django.db import IntegrityError, transaction
+
+    from cashdesk.models import ShiftCount
+
+    count = ShiftCount.objects.filter(desk__casino=casino).first()
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        ShiftCount.objects.filter(pk=count.pk).update(operation_key="changed")

@@ -12,10 +12,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from cashdesk.models import ShiftCount, ShiftCountLine
+from machines.chains import chain_and_save
 
 
 def _line(vault, supervisor, counted: str, expected: str, variance: str) -> ShiftCountLine:
-    count = ShiftCount.objects.create(desk=vault, kind="vault", counted_at=timezone.now(), counted_by=supervisor)
+    count = ShiftCount(desk=vault, kind="vault", counted_at=timezone.now(), counted_by=supervisor)
+    chain_and_save(count, casino_id=vault.casino_id)  # the line is the database's check here, not the chain's
     return ShiftCountLine.objects.create(
         count=count,
         item="cash",
