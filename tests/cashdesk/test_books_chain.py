@@ -147,3 +147,45 @@ def test_counts_are_append_only_at_the_database(shift, casino):
     count = ShiftCount.objects.filter(desk__casino=casino).first()
     with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
         ShiftCount.objects.filter(pk=count.pk).update(operation_key="changed")
+
+
+# --- The issue's probes, as a superuser did them on a production-like database ---------------------------------
+
+
+@pytest.fixture
+def played(api, make_api):
+    """A 7.00 ticket printed by one machine and redeemed by another."""
+    from tickets.models import Ticket
+
+    number = api.issued_ticket("7.00")
+    player = make_api()
+    assert player.authorize(number).status_code == 200
+    assert player.commit(number).status_code == 200
+    return Ticket.objects.get(validation_number=number)
+
+
+def test_a_machine_redeemed_ticket_set_back_to_issued_then_paid_at_the_desk_is_named(played, shift, cashier, casino):
+    tamper(
+        "UPDATE tickets_ticket SET state = 'issued', redeemed_at = NULL, redeemed_by_machine_id = NULL WHERE id = %s",
+        [played.pk],
+    )
+    services.ticket_payout(shift=shift, user=cashier, validation_number=played.validation_number)
+    found = findings(casino)
+    assert found == [
+        f"{casino.code}: ticket_events record 5 (ticket {played.pk}, redeemed): it does not start where the ticket's "
+        "event before it left it (redeemed)"
+    ]
+
+
+def test_a_ticket_raised_from_7_to_7000_then_paid_with_identification_is_named(played, shift, cashier, person, casino):
+    tamper(
+        "UPDATE tickets_ticket SET amount = 7000, state = 'issued', redeemed_at = NULL, redeemed_by_machine_id = NULL "
+        "WHERE id = %s",
+        [played.pk],
+    )
+    paid = services.ticket_payout(shift=shift, user=cashier, validation_number=played.validation_number, person=person)
+    assert paid.amount == Decimal("7000.00")
+    found = findings(casino)
+    assert found[0] == (
+        f"{casino.code}: ticket_events record 1: its content does not match its MAC (edited, forged or moved)"
+    )
