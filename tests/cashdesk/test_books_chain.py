@@ -189,3 +189,20 @@ def test_a_ticket_raised_from_7_to_7000_then_paid_with_identification_is_named(p
     assert found[0] == (
         f"{casino.code}: ticket_events record 1: its content does not match its MAC (edited, forged or moved)"
     )
+
+
+def test_register_entries_deleted_after_the_register_s_daily_anchor_are_named_by_the_books_anchor(
+    shift, cashier, person, casino, tmp_path
+):
+    """The issue's last probe: the register's own anchors are daily; the books' anchors (every 15 minutes) name
+    its head too, so entries cut after the daily anchor are found once a books anchor has seen them."""
+    from compliance.models import RegisterEntry
+    from machines.anchors import books_anchor
+
+    for _ in range(3):
+        services.chips_buy(shift=shift, user=cashier, chips={"chip_500": 3}, person=person)
+    books_anchor(casino=casino, directory=tmp_path)
+    last = RegisterEntry.objects.filter(casino=casino).order_by("-sequence").first()
+    tamper("DELETE FROM compliance_registerentry WHERE id = %s", [last.pk])
+    with pytest.raises(CommandError, match=f"register record {last.sequence} is missing"):
+        call_command("verify_books", "--anchors", str(tmp_path))
