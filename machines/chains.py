@@ -219,9 +219,10 @@ def chain_records(
     """Give the records (of one journal, not yet saved) their places and MACs in the casino's chain.
 
     Call inside the transaction that inserts them, just before the insert: the chain's head stays locked
-    until it commits. Returns the SQL (with its parameters from `chain_head_update`) that moves the head's
-    MAC on; run it in that transaction too (`chain_head_save`), or send it with the insert. A journal with
-    children gets them per record (`children[i]` for `records[i]`): they are part of what the MAC covers.
+    until it commits. Then move the head's MAC on to the last record's in that transaction too
+    (`chain_head_save`, or `chain_head_update`'s statement sent with the insert). A journal with children gets
+    them per record (`children[i]` for `records[i]`): they are part of what the MAC covers. Returns the last
+    record's MAC.
     """
     model = type(records[0])
     head_id, last, previous = _advance(casino_id, model.journal, len(records))
