@@ -86,8 +86,7 @@ def count_differences_post(
         for item in ALL_ITEMS
         if item in counted
     ]
-    # A count and its lines are one record of the casino's chained counts (after the posting's own chain: the
-    # order every transaction takes the chains in, machines.chains).
+    # One chained record with its lines, after the posting's chain (the chains' one order: machines.chains).
     chain_and_save(count, casino_id=place.casino_id, children={"lines": lines_counted})
     for line in lines_counted:
         line.count = count
