@@ -51,6 +51,8 @@ INSTALLED_APPS = [
     "django_otp.plugins.otp_totp",
     "csp",
     "pgtrigger",
+    # Trigger-written history of the configuration (machines.models.history).
+    "pghistory",
     # The shared base: the site's frame template, its static files and the template tags every app uses.
     "casino_office",
     "machines",
@@ -73,6 +75,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "staff.middleware.SecondFactorMiddleware",
+    "staff.middleware.ConfigActorMiddleware",
     "staff.middleware.StaffLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -25,10 +25,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from casino_office import chain_keys
 from machines.chains import Finding, chain_sources
+from machines.history import config_seal
 from machines.models import Casino
 
 KIND = "books-anchor"
@@ -183,7 +185,13 @@ def books_anchor(*, casino: Casino, directory: Path, now: dt.datetime | None = N
 
 
 def books_anchor_all(*, directory: Path, casinos: Iterable[Casino] | None = None) -> tuple[list[Path], list[str]]:
-    """Anchor every casino's books; the files written, and why the others were not."""
+    """Anchor every casino's books; the files written, and why the others were not.
+
+    First the configuration's changes made outside the application (by SQL, with the triggers on) are sealed
+    into the chains, as made by "database", so that the anchor holds them too.
+    """
+    with transaction.atomic():
+        config_seal()
     written, refused = [], []
     for casino in casinos if casinos is not None else Casino.objects.order_by("code"):
         try:

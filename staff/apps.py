@@ -8,6 +8,11 @@ class StaffConfig(AppConfig):
     verbose_name = _("Staff")
 
     def ready(self) -> None:
+        from machines.history import CONFIG_SOURCES, config_signals_connect
+        from staff.history import STAFF_SOURCES
         from staff.roles import ensure_roles
 
         post_migrate.connect(ensure_roles, sender=self)
+        for source in STAFF_SOURCES:
+            CONFIG_SOURCES.provide(source)
+        config_signals_connect(STAFF_SOURCES)

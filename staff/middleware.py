@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
+from machines.history import acting_as
 from staff.login import needs_second_factor
 from staff.models import StaffPreference
 
@@ -88,3 +89,21 @@ class StaffLanguageMiddleware:
         if cookie in available:
             return cookie
         return settings.LANGUAGE_CODE
+
+
+class ConfigActorMiddleware:
+    """Name the logged-in user (and the page) as whoever changes configuration during the request.
+
+    The configuration's history (machines.history) records them with each change it seals; the machine API
+    has no logged-in user and changes no configuration.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return self.get_response(request)
+        with acting_as(user.pk, f"web {request.method} {request.path}"):
+            return self.get_response(request)

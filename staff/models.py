@@ -1,12 +1,14 @@
 """Who works where, and what they chose for their own screens."""
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from casino_office.triggers import append_only
-from machines.models import Casino
+from machines.models import Casino, tracked
 
 
 class StaffAssignment(models.Model):
@@ -30,6 +32,7 @@ class StaffAssignment(models.Model):
             ("decide_late_hold", "Decide a held ticket after its decision day, with the reason (manager)"),
             ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
             ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
+            ("view_change_log", "See who changed the configuration, when, before and after (manager, compliance)"),
         ]
 
     def __str__(self) -> str:
@@ -86,3 +89,41 @@ class LockoutLift(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.value} by {self.lifted_by} at {self.lifted_at:%Y-%m-%d %H:%M}"
+
+
+# The staff's configuration history (machines.models.history): accounts, their roles and permissions, their
+# casino and their second factor. The password's hash and the device's secret are never copied; the device's
+# counters move with each login and are not configuration. The tables of Django's auth and of django-otp are
+# tracked through proxies here, so that their triggers are installed by this app's migrations.
+_User = get_user_model()
+
+
+class StaffAccount(_User):  # type: ignore[misc,valid-type]
+    class Meta:
+        proxy = True
+        verbose_name = _("staff account")
+
+
+class StaffRoleLink(_User.groups.through):  # type: ignore[misc,name-defined]
+    class Meta:
+        proxy = True
+        verbose_name = _("staff role")
+
+
+class StaffPermissionLink(_User.user_permissions.through):  # type: ignore[misc,name-defined]
+    class Meta:
+        proxy = True
+        verbose_name = _("staff permission")
+
+
+class SecondFactorDevice(TOTPDevice):
+    class Meta:
+        proxy = True
+        verbose_name = _("second factor device")
+
+
+UserEvent = tracked(StaffAccount, "UserEvent", exclude=("password", "last_login"))
+UserRoleEvent = tracked(StaffRoleLink, "UserRoleEvent")
+UserPermissionEvent = tracked(StaffPermissionLink, "UserPermissionEvent")
+StaffAssignmentEvent = tracked(StaffAssignment, "StaffAssignmentEvent")
+SecondFactorEvent = tracked(SecondFactorDevice, "SecondFactorEvent", fields=("id", "user", "name", "confirmed"))

@@ -21,6 +21,7 @@ ROLES: dict[str, list[str]] = {
         "compliance.view_personal_data",
         "compliance.manage_alerts",
         "compliance.import_self_exclusion",
+        "staff.view_change_log",
     ],
     # Managers see the register's totals and who (initials and surname), never personal codes or document
     # numbers: the person page and every export of personal data are the compliance officer's alone.
@@ -29,6 +30,7 @@ ROLES: dict[str, list[str]] = {
         "staff.decide_late_hold",
         "staff.view_reports",
         "staff.view_dashboard",
+        "staff.view_change_log",
         "compliance.view_registerentry",
     ],
 }

@@ -15,6 +15,7 @@ from machines.models.floor import (
     MeterReconciliation,
     validate_time_zone,
 )
+from machines.models.history import CasinoEvent, ConfigChange, MachineEvent, PlaceEvent, tracked
 from machines.models.places import Place
 
 __all__ = [
@@ -27,13 +28,18 @@ __all__ = [
     "TICKET_METERS",
     "BooksVerification",
     "Casino",
+    "CasinoEvent",
     "ChainHead",
     "Chained",
+    "ConfigChange",
     "Game",
     "Machine",
+    "MachineEvent",
     "MeterReading",
     "MeterReconciliation",
     "Place",
+    "PlaceEvent",
     "chain_link_unique",
+    "tracked",
     "validate_time_zone",
 ]

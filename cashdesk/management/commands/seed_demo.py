@@ -13,6 +13,7 @@ from cashdesk.items import Item
 from cashdesk.models import ShiftCount, Transfer
 from cashdesk.services import vault_count
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
+from machines.history import acting_as
 from machines.keys import hash_key
 from machines.models import Casino, Game, Machine, Place
 from staff.models import StaffAssignment
@@ -81,7 +82,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if not settings.DEMO:
             raise CommandError("seed_demo sets well-known keys and passwords: run it only with CASINO_DEMO=1")
-        with transaction.atomic():
+        with transaction.atomic(), acting_as(None, "command seed_demo"):
             games = [Game.objects.get_or_create(title=title)[0] for title in GAMES]
             for spec in CASINOS:
                 casino, _ = Casino.objects.get_or_create(code=spec["code"], defaults=spec)

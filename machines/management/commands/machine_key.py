@@ -2,6 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from machines.history import acting_as
 from machines.models import Machine
 from machines.services import machine_key_rotate
 
@@ -24,4 +25,5 @@ class Command(BaseCommand):
         if len(found) > 1:
             codes = ", ".join(sorted(m.casino.code for m in machines))
             raise CommandError(f"asset number {asset_number!r} exists in casinos {codes}: pass --casino CODE")
-        self.stdout.write(machine_key_rotate(machine=found[0]))
+        with acting_as(None, "command machine_key"):
+            self.stdout.write(machine_key_rotate(machine=found[0]))

@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from machines.history import acting_as
 from staff.services import second_factor_reset
 
 
@@ -21,7 +22,8 @@ class Command(BaseCommand):
         user = User.objects.filter(username=options["username"]).first()
         if user is None:
             raise CommandError(f"no user named {options['username']!r}")
-        count = second_factor_reset(user=user)
+        with acting_as(None, "command second_factor_reset"):
+            count = second_factor_reset(user=user)
         self.stdout.write(
             f"{user.username}: {count} second-factor device(s) removed; a new one is enrolled at the next login."
         )

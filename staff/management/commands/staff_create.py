@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser, no_translations
 
+from machines.history import acting_as
 from machines.models import Casino
 from staff.errors import StaffError
 from staff.roles import ROLES, SECOND_FACTOR_ROLES
@@ -33,13 +34,14 @@ class Command(BaseCommand):
         if casino is None:
             raise CommandError(f"no casino with the code {options['casino']!r}")
         try:
-            user = staff_member_create(
-                username=options["username"],
-                password=self._password(),
-                role=options["role"],
-                casino=casino,
-                language=options["language"],
-            )
+            with acting_as(None, "command staff_create"):
+                user = staff_member_create(
+                    username=options["username"],
+                    password=self._password(),
+                    role=options["role"],
+                    casino=casino,
+                    language=options["language"],
+                )
         except StaffError as refused:
             raise CommandError(refused.message) from None
         second = " (second factor enrolled at the first login)" if options["role"] in SECOND_FACTOR_ROLES else ""

@@ -1,0 +1,290 @@
+"""The configuration's history: the trigger's copies sealed into each casino's chain, and checked against the rows.
+
+Every insert, change of a tracked field and delete of a tracked table (a
+casino's rules, its machines and places here; the staff's accounts, roles,
+casinos and second factors, provided by `staff`) is copied by a trigger into
+its event table (django-pghistory), in the statement that makes it. Sealing
+turns each copy into a `ConfigChange` of the casino's `config` journal: the
+state before and after, who made it and how, under the chain's MAC. The
+application seals in the transaction that makes the change (`config_sealed`
+after a save; the signals below after a save or delete through the ORM); what
+a statement sent from outside the application changed is sealed by the next
+anchoring (machines.tasks), as made by "database".
+
+`config_check` (one of the books' checks) compares every tracked row with its
+last copy: a row changed while the triggers were switched off is unlike it.
+"""
+
+import contextlib
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, models
+from django.db.models import Exists, OuterRef
+from django.db.models.signals import m2m_changed, post_delete, post_save
+
+from casino_office.ports import Port
+from machines.chains import Finding, canonical_value, chain_and_bulk_create
+from machines.models import Casino, CasinoEvent, ConfigChange, MachineEvent, PlaceEvent
+
+# Who is changing the configuration, and how ("web <path>", "command <name>"): set by the staff's middleware for
+# a request and by the commands that change configuration.
+_ACTOR: ContextVar[tuple[int | None, str] | None] = ContextVar("config_actor", default=None)
+# Made by a statement the application did not send (or sent outside any request or command).
+VIA_DATABASE = "database"
+VIA_APPLICATION = "application"
+# The rows found when the history began (machines 0014, staff 0006): their first state, copied by the migration.
+VIA_MIGRATION = "migration"
+# pg_advisory_xact_lock key: one sealing at a time, so two never seal the same copy.
+_SEAL_LOCK = 0x636F6E666967
+
+
+@contextlib.contextmanager
+def acting_as(user_id: int | None, via: str) -> Iterator[None]:
+    token = _ACTOR.set((user_id, via[:200]))
+    try:
+        yield
+    finally:
+        _ACTOR.reset(token)
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """One tracked table's history: its event model, and how its rows and copies map to casinos.
+
+    `casinos(copies)` gives, for each copy's id, the casinos whose chains it goes into (a member of staff with no
+    casino, a Django administrator, into every casino's); `rows(casino)` the tracked rows that belong to a casino
+    now; `describe(copy)` a short name for the change log.
+    """
+
+    event_model: type[models.Model]
+    casinos: Callable[[list[Any]], dict[int, list[int]]]
+    rows: Callable[[Casino], "models.QuerySet[Any]"]
+    describe: Callable[[Any], str]
+
+    @property
+    def label(self) -> str:
+        return self.event_model._meta.label
+
+    @property
+    def tracked(self) -> type[models.Model]:
+        return self.event_model.pgh_tracked_model  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def object_type(self) -> str:
+        return self.tracked._meta.concrete_model._meta.label_lower  # type: ignore[union-attr]
+
+    @property
+    def fields(self) -> tuple["models.Field[Any, Any]", ...]:
+        return tuple(
+            field
+            for field in self.event_model._meta.concrete_fields
+            if not field.name.startswith("pgh_") and field.name != "pgh_obj"
+        )
+
+
+# The staff's histories, provided by `staff` (it sits above this layer).
+CONFIG_SOURCES: Port[ConfigSource] = Port("configuration histories", many=True)
+
+
+def _by_field(name: str) -> Callable[[list[Any]], dict[int, list[int]]]:
+    return lambda copies: {copy.pk: [getattr(copy, name)] for copy in copies}
+
+
+MACHINE_SOURCES = (
+    ConfigSource(
+        CasinoEvent,
+        _by_field("pgh_obj_id"),
+        lambda casino: Casino.objects.filter(pk=casino.pk),
+        lambda copy: f"{copy.code} {copy.name}",
+    ),
+    ConfigSource(
+        MachineEvent,
+        _by_field("casino_id"),
+        lambda casino: casino.machines.all(),
+        lambda copy: f"{copy.kind} {copy.asset_number}",
+    ),
+    ConfigSource(
+        PlaceEvent,
+        _by_field("casino_id"),
+        lambda casino: casino.places.all(),
+        lambda copy: f"{copy.kind} {copy.code}",
+    ),
+)
+
+
+def config_sources() -> list[ConfigSource]:
+    return [*MACHINE_SOURCES, *CONFIG_SOURCES.all()]
+
+
+def snapshot(source: ConfigSource, values: dict[str, Any]) -> str:
+    """A row's tracked fields as canonical JSON (the same from a copy, a row or an instance)."""
+    content = {field.attname: canonical_value(field, values.get(field.attname)) for field in source.fields}
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _copy_values(copy: Any, source: ConfigSource) -> dict[str, Any]:
+    return {field.attname: getattr(copy, field.attname) for field in source.fields}
+
+
+# --- Sealing ---------------------------------------------------------------------------------------------------
+
+
+def _transaction_start() -> Any:
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s), now()", [_SEAL_LOCK])
+        return cursor.fetchone()[1]
+
+
+def _pending(sources: Iterable[ConfigSource]) -> list[tuple[Any, ConfigSource, list[int]]]:
+    pending = []
+    for source in sources:
+        sealed = ConfigChange.objects.filter(source=source.label, source_event=OuterRef("pgh_id"))
+        copies = list(source.event_model._default_manager.filter(~Exists(sealed)).order_by("pgh_id"))
+        if copies:
+            casinos = source.casinos(copies)
+            pending.extend((copy, source, casinos[copy.pk]) for copy in copies)
+    pending.sort(key=lambda item: (item[0].pgh_created_at, item[1].label, item[0].pgh_id))
+    return pending
+
+
+def _last_after(casino_id: int, object_type: str, object_id: str) -> str:
+    last = (
+        ConfigChange.objects.filter(casino_id=casino_id, object_type=object_type, object_id=object_id)
+        .order_by("-chain_sequence")
+        .values_list("after", flat=True)
+        .first()
+    )
+    return last or ""
+
+
+def _who(copy: Any, started: Any) -> tuple[int | None, str]:
+    """Who made a change: the actor of this transaction for the copies it wrote, else whoever sent the SQL."""
+    if copy.pgh_label == ConfigChange.Action.BASELINE:
+        return None, VIA_MIGRATION
+    if started is not None and copy.pgh_created_at != started:
+        return None, VIA_DATABASE
+    return _ACTOR.get() or (None, VIA_APPLICATION)
+
+
+def config_seal(sources: Iterable[ConfigSource] | None = None) -> int:
+    """Seal every copy not sealed yet (of `sources`, default all) into its casinos' chains; how many changes."""
+    started = _transaction_start()
+    befores: dict[tuple[int, str, str], str] = {}
+    records: dict[int, list[ConfigChange]] = defaultdict(list)
+    for copy, source, casino_ids in _pending(config_sources() if sources is None else sources):
+        after = snapshot(source, _copy_values(copy, source))
+        changed_by, via = _who(copy, started)
+        for casino_id in casino_ids:
+            key = (casino_id, source.object_type, str(copy.pgh_obj_id))
+            before = befores[key] if key in befores else _last_after(*key)
+            befores[key] = after
+            records[casino_id].append(
+                ConfigChange(
+                    casino_id=casino_id,
+                    source=source.label,
+                    source_event=copy.pgh_id,
+                    object_type=source.object_type,
+                    object_id=key[2],
+                    object_repr=source.describe(copy)[:200],
+                    action=copy.pgh_label,
+                    before=before,
+                    after=after,
+                    changed_at=copy.pgh_created_at,
+                    changed_by_id=changed_by,
+                    changed_via=via,
+                )
+            )
+    for casino_id in sorted(records):
+        chain_and_bulk_create(records[casino_id], casino_id=casino_id)
+    return sum(len(changes) for changes in records.values())
+
+
+def _copy_without_triggers(source: ConfigSource, instance: models.Model, label: str) -> None:
+    """Where no trigger copies the row (the demo's SQLite), the application writes the copy itself."""
+    values = {field.attname: getattr(instance, field.attname) for field in source.fields}
+    source.event_model._default_manager.create(pgh_label=label, pgh_obj_id=instance.pk, **values)
+
+
+def _sources_of(model: type[models.Model]) -> list[ConfigSource]:
+    concrete = model._meta.concrete_model
+    return [source for source in config_sources() if source.tracked._meta.concrete_model is concrete]
+
+
+def _sealed_after(sender: type[models.Model], instance: models.Model, label: str) -> None:
+    sources = _sources_of(sender)
+    if connection.vendor != "postgresql":
+        for source in sources:
+            _copy_without_triggers(source, instance, label)
+    config_seal(sources)
+
+
+def _on_save(sender: type[models.Model], instance: models.Model, created: bool, **kwargs: Any) -> None:
+    if kwargs.get("raw"):
+        return
+    _sealed_after(sender, instance, "insert" if created else "update")
+
+
+def _on_delete(sender: type[models.Model], instance: models.Model, **kwargs: Any) -> None:
+    _sealed_after(sender, instance, "delete")
+
+
+def _on_links(sender: type[models.Model], action: str, **kwargs: Any) -> None:
+    if action in ("post_add", "post_remove", "post_clear"):
+        if connection.vendor != "postgresql":
+            return  # the demo's role links are made by its seed, whose users' own rows carry the history
+        config_seal(_sources_of(sender))
+
+
+def config_signals_connect(sources: Iterable[ConfigSource]) -> None:
+    """Seal the configuration's changes made through the ORM in the transaction that makes them."""
+    for source in sources:
+        model = source.tracked._meta.concrete_model
+        if model is not None and model._meta.auto_created:
+            m2m_changed.connect(_on_links, sender=model, dispatch_uid=f"config-{source.label}")
+        elif model is not None:
+            post_save.connect(_on_save, sender=model, dispatch_uid=f"config-save-{source.label}")
+            post_delete.connect(_on_delete, sender=model, dispatch_uid=f"config-delete-{source.label}")
+
+
+# --- The books' check ------------------------------------------------------------------------------------------
+
+
+def _recorded(casino: Casino, source: ConfigSource) -> dict[str, str]:
+    """Each object's last recorded state: its last sealed change, or a newer copy not sealed yet."""
+    last: dict[str, str] = {}
+    for object_id, after in (
+        ConfigChange.objects.filter(casino=casino, object_type=source.object_type)
+        .order_by("chain_sequence")
+        .values_list("object_id", "after")
+    ):
+        last[object_id] = after
+    sealed = ConfigChange.objects.filter(source=source.label, source_event=OuterRef("pgh_id"), casino=casino)
+    for copy in source.event_model._default_manager.filter(~Exists(sealed)).order_by("pgh_id"):
+        last[str(copy.pgh_obj_id)] = snapshot(source, _copy_values(copy, source))
+    return last
+
+
+def config_check(casino: Casino) -> list[Finding]:
+    """Every tracked row of the casino is as its history last recorded it (a change with the triggers off is not)."""
+    findings = []
+    for source in config_sources():
+        recorded = _recorded(casino, source)
+        names = [field.attname for field in source.fields]
+        for values in source.rows(casino).values("pk", *names):
+            object_id = str(values.pop("pk"))
+            if recorded.get(object_id) != snapshot(source, values):
+                findings.append(
+                    Finding(
+                        casino.code,
+                        f"configuration {source.object_type} {object_id}",
+                        "the row is not as its history last recorded it (changed with the triggers off)",
+                    )
+                )
+    return findings
