@@ -10,4 +10,5 @@ urlpatterns = [
     path("accounts/second-factor/", views.second_factor, name="second-factor"),
     path("supervisor/lockouts/", views.lockouts, name="lockouts"),
     path("supervisor/lockouts/lift/", views.lockout_lift, name="lockout-lift"),
+    path("changes/", views.change_log, name="change-log"),
 ]

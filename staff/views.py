@@ -1,9 +1,14 @@
-"""Logging in and its second factor, each member's language, and the supervisors' page of login lockouts."""
+"""Logging in and its second factor, each member's language, the supervisors' page of login lockouts, the change log."""
+
+import csv
+import datetime as dt
+from typing import Any
 
 import segno
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -13,14 +18,16 @@ from django.views.decorators.http import require_POST
 from django_otp import login as otp_login
 
 from casino_office.redirects import local_path
-from staff import selectors, services
+from machines.models import Casino
+from staff import changes, selectors, services
 from staff.access import StaffRequest, role_required, staff_casino
 from staff.errors import StaffError
-from staff.forms import LockoutLiftForm, SecondFactorForm
+from staff.forms import ChangeLogForm, LockoutLiftForm, SecondFactorForm
 from staff.login import needs_second_factor
 from staff.models import StaffPreference
 
 SUPERVISOR = "staff.supervise_desk"
+CHANGE_LOG = "staff.view_change_log"
 
 
 def _next(request: HttpRequest) -> str:
@@ -112,3 +119,55 @@ def set_language(request: HttpRequest) -> HttpResponse:
         httponly=True,
     )
     return response
+
+
+@role_required(CHANGE_LOG)
+def change_log(request: StaffRequest) -> HttpResponse:
+    """Who changed the casino's configuration, when, how, before and after; filtered, by page or as CSV."""
+    casino = staff_casino(request)
+    types = [(name, changes.object_label(name)) for name in changes.object_types(casino)]
+    form = ChangeLogForm(request.GET or None, object_types=types)
+    valid = form.is_valid() if form.is_bound else True
+    found = _changes_found(casino, form.cleaned_data if form.is_bound and valid else {})
+    if valid and request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="changes-{casino.code}.csv"'
+        writer = csv.writer(response)
+        writer.writerow(changes.CSV_HEAD)
+        for row in changes.csv_rows(found, casino):
+            writer.writerow([changes.csv_cell(cell) for cell in row])
+        return response
+    page = Paginator(found if valid else found.none(), changes.PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "rows": [_row(change) for change in page],
+        "query": query.urlencode(),
+        "zone": casino.time_zone,
+    }
+    return render(request, "staff/change_log.html", context, status=200 if valid else 400)
+
+
+def _row(change: Any) -> dict[str, Any]:
+    how, detail = changes.via_shown(change.changed_via)
+    return {
+        "change": change,
+        "fields": changes.field_changes(change),
+        "kind": changes.object_label(change.object_type),
+        "how": how,
+        "detail": detail,
+    }
+
+
+def _changes_found(casino: Casino, filters: dict[str, Any]) -> Any:
+    start, end = filters.get("start"), filters.get("end")
+    return changes.config_changes(
+        casino,
+        object_type=filters.get("object_type") or "",
+        object_text=(filters.get("object") or "").strip(),
+        person=(filters.get("person") or "").strip(),
+        since=dt.datetime.combine(start, dt.time(), tzinfo=casino.zoneinfo) if start else None,
+        until=dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), tzinfo=casino.zoneinfo) if end else None,
+    )

@@ -137,6 +137,8 @@ def test_manager_screens(workstation):
     manager.visit("/dashboard/", "dashboard")
     for kind in ("daily", "liability", "exceptions", "machines", "desks", "books", "overshort", "meters"):
         manager.visit(f"/reports/?report={kind}", f"report-{kind}")
+    manager.visit("/changes/", "change-log")
+    manager.visit("/changes/?object_type=machines.machine", "change-log-machines")
 
 
 def test_compliance_screens(workstation):
