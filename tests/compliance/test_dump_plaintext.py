@@ -68,7 +68,6 @@ def _pg_dump() -> str:
 
 @pytest.mark.skipif(shutil.which("pg_dump") is None, reason="pg_dump is not on PATH: the dump cannot be taken")
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.xfail(strict=True, reason="names, date of birth, address and document expiry are still plain text")
 def test_a_dump_of_the_database_shows_no_personal_data(shift, cashier):
     first = services.chips_buy(shift=shift, user=cashier, chips={"chip_500": 3}, identity=IDENTITY)
     again = services.chips_buy(
