@@ -20,6 +20,8 @@ from compliance import crypto
 
 
 class EncryptedTextField(models.TextField):
+    """Text, encrypted; `max_length` only bounds what forms accept (the token is longer)."""
+
     def deconstruct(self) -> Any:
         name, _path, args, kwargs = super().deconstruct()
         return name, "django.db.models.TextField", args, kwargs
@@ -38,6 +40,10 @@ class EncryptedTextField(models.TextField):
         return None
 
 
+# Parses what a date field accepts (a date, a datetime, "YYYY-MM-DD"), with its error messages.
+_DATE = models.DateField()
+
+
 class EncryptedDateField(EncryptedTextField):
     """A date, encrypted as its ISO text (YYYY-MM-DD)."""
 
@@ -50,7 +56,7 @@ class EncryptedDateField(EncryptedTextField):
         return dt.date.fromisoformat(text) if text else None
 
     def to_python(self, value: Any) -> Any:
-        return models.DateField().to_python(value)
+        return _DATE.to_python(value)
 
     def get_prep_value(self, value: Any) -> Any:
         day = self.to_python(value)
