@@ -1,6 +1,7 @@
 """Secrets of compliance: personal data at rest, and the keys of the register's chain.
 
-Personal codes and document numbers at rest: Fernet-encrypted, with a keyed blind index.
+Persons' personal data at rest: Fernet-encrypted, every detail (names, date of birth, address through the
+encrypted model fields of compliance.fields); personal codes and document numbers with a keyed blind index.
 
 Keys come from the environment (settings.PII_ENCRYPTION_KEYS, newest first;
 settings.PII_INDEX_KEY). Fernet (AES-128-CBC + HMAC-SHA256, from the

@@ -5,15 +5,19 @@ from django.utils.translation import gettext_lazy as _
 
 from casino_office.triggers import append_only
 from casino_office.vocabulary import KIND_LISTS
+from compliance.fields import EncryptedDateField, EncryptedTextField
 from machines.models import Casino
 
 
 class Person(models.Model):
     """A person identified at the cash desk (casino rules §1: the register of persons).
 
-    The personal code and the document number are stored only encrypted, with a
-    keyed blind index for exact search (compliance.crypto); read them through
-    compliance.services.
+    Every personal detail is stored only encrypted (compliance.crypto): names,
+    date of birth, nationality, address and the document's expiry through the
+    encrypted fields (compliance.fields), read as plain values; the personal
+    code and the document number, with a keyed blind index for exact search,
+    read through compliance.services. The document's type and issuing country
+    stay plain: with the number's blind index they are the document's unique key.
     """
 
     class DocumentType(models.TextChoices):
@@ -22,10 +26,10 @@ class Person(models.Model):
         RESIDENCE_PERMIT = "residence_permit", _("Residence permit")
         DRIVING_LICENCE = "driving_licence", _("Driving licence")
 
-    given_names = models.CharField(max_length=120, verbose_name=_("given names"))
-    surnames = models.CharField(max_length=120, verbose_name=_("surnames"))
-    date_of_birth = models.DateField(verbose_name=_("date of birth"))
-    nationality = models.CharField(
+    given_names = EncryptedTextField(max_length=120, verbose_name=_("given names"))
+    surnames = EncryptedTextField(max_length=120, verbose_name=_("surnames"))
+    date_of_birth = EncryptedDateField(verbose_name=_("date of birth"))
+    nationality = EncryptedTextField(
         max_length=2, default="LT", help_text=_("ISO 3166-1 alpha-2"), verbose_name=_("nationality")
     )
     personal_code_encrypted = models.TextField(blank=True, editable=False, verbose_name=_("personal code encrypted"))
@@ -42,8 +46,8 @@ class Person(models.Model):
     document_country = models.CharField(
         max_length=2, default="LT", help_text=_("ISO 3166-1 alpha-2"), verbose_name=_("document country")
     )
-    document_expiry = models.DateField(null=True, blank=True, verbose_name=_("document expiry"))
-    address = models.CharField(max_length=255, blank=True, verbose_name=_("address"))
+    document_expiry = EncryptedDateField(null=True, blank=True, verbose_name=_("document expiry"))
+    address = EncryptedTextField(max_length=255, blank=True, verbose_name=_("address"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     pseudonymised_at = models.DateTimeField(null=True, blank=True, verbose_name=_("pseudonymised at"))
     # When the person was last identified at a desk: the retention job's clock for persons with no register entry.
@@ -83,7 +87,7 @@ class PersonDocument(models.Model):
     )
     document_number_encrypted = models.TextField(blank=True, verbose_name=_("document number encrypted"))
     document_country = models.CharField(max_length=2, verbose_name=_("document country"))
-    document_expiry = models.DateField(null=True, blank=True, verbose_name=_("document expiry"))
+    document_expiry = EncryptedDateField(null=True, blank=True, verbose_name=_("document expiry"))
     replaced_at = models.DateTimeField(verbose_name=_("replaced at"))
 
     class Meta:

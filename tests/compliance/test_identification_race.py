@@ -53,7 +53,7 @@ _INSERT_PERSON = """
         given_names, surnames, date_of_birth, nationality, personal_code_encrypted, personal_code_index,
         document_type, document_number_encrypted, document_number_index, document_country, document_expiry,
         address, created_at
-    ) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, '', now())
+    ) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())
     RETURNING id
 """
 
@@ -66,17 +66,18 @@ def _first_identification_in_flight(details: dict[str, Any], **differs: Any) -> 
     return (
         _INSERT_PERSON,
         [
-            typed["given_names"],
-            typed["surnames"],
-            typed["date_of_birth"],
-            typed["nationality"],
+            crypto.encrypt(typed["given_names"]),
+            crypto.encrypt(typed["surnames"]),
+            crypto.encrypt(typed["date_of_birth"].isoformat()),
+            crypto.encrypt(typed["nationality"]),
             crypto.encrypt(code) if code else "",
             crypto.blind_index("personal_code", code) if code else None,
             typed["document_type"],
             crypto.encrypt(number),
             crypto.blind_index("document", number),
             typed["document_country"],
-            typed["document_expiry"],
+            crypto.encrypt(typed["document_expiry"].isoformat()),
+            crypto.encrypt(""),
         ],
     )
 

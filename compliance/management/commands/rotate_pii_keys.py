@@ -6,16 +6,22 @@ from django.db import transaction
 from compliance import crypto
 from compliance.models import Person, PersonDocument
 
+# Read decrypted and saved again, the encrypted fields (compliance.fields) are written under the newest key.
+PERSON_ENCRYPTED_FIELDS = ["given_names", "surnames", "date_of_birth", "nationality", "address", "document_expiry"]
+DOCUMENT_ENCRYPTED_FIELDS = ["document_expiry"]
+
 
 class Command(BaseCommand):
     help = (
-        "Re-encrypt personal codes and document numbers under the newest key of PII_ENCRYPTION_KEYS "
-        "and recompute blind indexes under PII_INDEX_KEY. Run after adding a key; then remove the old one."
+        "Re-encrypt every person's personal data (names, date of birth, nationality, address, personal code, "
+        "documents) under the newest key of PII_ENCRYPTION_KEYS and recompute blind indexes under PII_INDEX_KEY. "
+        "Run after adding a key; then remove the old one."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
         count = 0
-        for pk in Person.objects.filter(pseudonymised_at__isnull=True).values_list("pk", flat=True).iterator():
+        # Pseudonymised persons too: what is left of them (a pseudonym, a year of birth) is encrypted as well.
+        for pk in Person.objects.values_list("pk", flat=True).iterator():
             with transaction.atomic():
                 person = Person.objects.select_for_update().get(pk=pk)
                 code = crypto.decrypt(person.personal_code_encrypted)
@@ -30,10 +36,11 @@ class Command(BaseCommand):
                         "document_number_encrypted",
                         "personal_code_index",
                         "document_number_index",
+                        *PERSON_ENCRYPTED_FIELDS,
                     ]
                 )
-                for document in PersonDocument.objects.filter(person=person).exclude(document_number_encrypted=""):
+                for document in PersonDocument.objects.filter(person=person):
                     document.document_number_encrypted = crypto.rotate(document.document_number_encrypted)
-                    document.save(update_fields=["document_number_encrypted"])
+                    document.save(update_fields=["document_number_encrypted", *DOCUMENT_ENCRYPTED_FIELDS])
             count += 1
         self.stdout.write(f"re-encrypted and re-indexed {count} persons")
