@@ -7,8 +7,10 @@ class ComplianceConfig(AppConfig):
     verbose_name = _("Compliance")
 
     def ready(self) -> None:
+        from compliance.services.person_versions import persons_check
         from compliance.services.register import REGISTER_CHAIN
-        from machines.chains import OTHER_CHAINS
+        from machines.chains import BOOK_CHECKS, OTHER_CHAINS
 
         # The register is verified and anchored with the books (verify_books, the books' anchors).
         OTHER_CHAINS.provide(REGISTER_CHAIN)
+        BOOK_CHECKS.provide(persons_check)

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from casino_office.triggers import append_only
 from casino_office.vocabulary import KIND_LISTS
 from compliance.fields import EncryptedDateField, EncryptedTextField
-from machines.models import Casino
+from machines.models import Casino, Chained, chain_link_unique
 
 
 class Person(models.Model):
@@ -76,6 +76,39 @@ class Person(models.Model):
     def initials(self) -> str:
         """What a cashier needs to recognise the person without seeing the full record."""
         return f"{self.given_names[:1]}. {self.surnames}"
+
+
+class PersonVersion(Chained):
+    """A person's stored data as it was written (chained, append-only): a person's row changes only with a new
+    version, so a row changed by anyone else (a renamed person, a swapped document) is unlike its last version.
+
+    `content` is the row's stored columns as stored: the encrypted fields as their tokens, the blind indexes as
+    digests, so the version holds no personal data in plain text and its check needs no key but the chain's.
+    The versions of a person go into the chain of the casino where they were written.
+    """
+
+    person = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="versions", verbose_name=_("person"))
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    content = models.TextField(verbose_name=_("content"))
+    reason = models.CharField(max_length=24, verbose_name=_("reason"))
+    written_at = models.DateTimeField(verbose_name=_("written at"))
+
+    journal = "persons"
+    journal_casino = "casino_id"
+    journal_fields = ("person_id", "casino_id", "version", "content", "reason", "written_at")
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("person version")
+        verbose_name_plural = _("person versions")
+        constraints = [
+            chain_link_unique("personversion"),
+            models.UniqueConstraint(fields=["person", "version"], name="personversion_one_per_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"person {self.person_id} v{self.version}"
 
 
 class PersonDocument(models.Model):
@@ -211,6 +244,15 @@ class RegisterEntry(models.Model):
         default="",
         help_text=_("The chain key that signed the entry; empty before the chain was keyed."),
         verbose_name=_("chain key"),
+    )
+    # The person's data as the entry used it (compliance.checks: a version of the entry's person).
+    person_version = models.ForeignKey(
+        PersonVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("person version"),
     )
 
     class Meta:

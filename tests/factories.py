@@ -68,10 +68,12 @@ def make_person(
     import datetime as dt
 
     from compliance.services import person_find_or_create
+    from compliance.services.person_versions import person_version_record
+    from machines.models import Casino
 
     date_of_birth = dt.date.fromisoformat(born)
     extra.setdefault("personal_code", personal_code(date_of_birth))
-    return person_find_or_create(
+    person = person_find_or_create(
         document_type=extra.pop("document_type", "passport"),
         document_number=document_number,
         given_names=given_names,
@@ -80,6 +82,10 @@ def make_person(
         document_expiry=dt.date.fromisoformat(expiry),
         **extra,
     )
+    # As identification at a desk leaves it: its first version in the books (where a casino exists yet).
+    if Casino.objects.exists():
+        person_version_record(person, reason="identified")
+    return person
 
 
 def with_key(data: dict, key: str | None = None) -> dict:

@@ -111,11 +111,13 @@ def identification_logged(*, shift: Shift, user: User) -> Iterator[None]:
         raise
 
 
-def _resolve_person(*, person: Person | None, identity: IdentityDetails | None, at: dt.datetime) -> Person | None:
+def _resolve_person(
+    *, person: Person | None, identity: IdentityDetails | None, at: dt.datetime, casino: Casino
+) -> Person | None:
     if person is not None or identity is None or not identity.given:
         return person
     try:
-        return person_resolve(identity, at=at)
+        return person_resolve(identity, at=at, casino=casino)
     except IdentityMismatch as mismatch:
         # Answered as an unknown code would be, code and all, unless the whole document was typed (issue 21).
         code = "identity_invalid" if mismatch.as_unknown else "identity_mismatch"
@@ -158,7 +160,7 @@ def post_transaction(
         legs = desk_legs(desk=desk, kind=kind, lines=lines, other=other_place or counterparty)
     needs_register = _identity_required(desk=desk, kind=kind, amount=amount, person=person, identity=identity)
     posting = books_lock(shift=shift, desk=desk, kind=kind, amount=amount, legs=legs, at=at)
-    person = _resolve_person(person=person, identity=identity, at=posting.at)
+    person = _resolve_person(person=person, identity=identity, at=posting.at, casino=desk.casino)
     identification = _identification(person=person, kind=kind, casino=desk.casino, at=posting.at)
     transaction_ = books_write(
         posting,

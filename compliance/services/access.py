@@ -14,6 +14,7 @@ from compliance.models import (
     Person,
     PersonDocument,
 )
+from compliance.services.person_versions import person_version_record
 from machines.models import Casino
 
 
@@ -68,6 +69,7 @@ def _pseudonymise(person: Person, now: dt.datetime) -> None:
             pseudonymised_at=now,
         )
         PersonDocument.objects.filter(person=person).update(document_number_encrypted="", document_expiry=None)
+        person_version_record(person.pk, reason="pseudonymised")
 
 
 def persons_pseudonymise(*, now: dt.datetime | None = None) -> int:

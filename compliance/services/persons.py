@@ -16,6 +16,8 @@ from compliance.models import (
     PersonDocument,
 )
 from compliance.services.base import PersonError
+from compliance.services.person_versions import person_version_record
+from machines.models import Casino
 
 # A date of birth further back than this is a typing error (year 1, 1890), not a player.
 OLDEST_AGE = 120
@@ -219,7 +221,7 @@ def _same_text(typed: str, stored: str) -> bool:
     return canonical(typed) == canonical(stored)
 
 
-def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) -> Person:
+def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None, casino: Casino | None = None) -> Person:
     """The person these details name: found, updated with a new document, or created.
 
     Call inside the transaction that moves the money: if it is refused, no
@@ -231,6 +233,7 @@ def person_resolve(identity: IdentityDetails, *, at: dt.datetime | None = None) 
     person = _person_locked(identity)
     _identity_check(identity, person)
     _person_document_update(identity, person, at=at)
+    person_version_record(person, reason="identified", casino=casino)
     return person
 
 

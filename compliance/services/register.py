@@ -29,6 +29,7 @@ from compliance.models import (
 )
 from compliance.services.base import GENESIS_HASH, PersonError
 from compliance.services.identification import Identification
+from compliance.services.person_versions import person_version_last
 from machines.chains import Finding
 from machines.models import Casino
 
@@ -91,6 +92,7 @@ def _append(entry: RegisterEntry) -> RegisterEntry:
     entry.previous_hash = last["entry_hash"] if last else GENESIS_HASH
     entry.key_id = crypto.register_signing_key_id()
     entry.entry_hash = register_hash(entry)
+    entry.person_version_id = person_version_last(entry.person_id)
     entry.save(force_insert=True)
     return entry
 

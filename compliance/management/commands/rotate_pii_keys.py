@@ -5,6 +5,7 @@ from django.db import transaction
 
 from compliance import crypto
 from compliance.models import Person, PersonDocument
+from compliance.services.person_versions import person_version_record
 
 # Read decrypted and saved again, the encrypted fields (compliance.fields) are written under the newest key.
 PERSON_ENCRYPTED_FIELDS = ["given_names", "surnames", "date_of_birth", "nationality", "address", "document_expiry"]
@@ -42,5 +43,7 @@ class Command(BaseCommand):
                 for document in PersonDocument.objects.filter(person=person):
                     document.document_number_encrypted = crypto.rotate(document.document_number_encrypted)
                     document.save(update_fields=["document_number_encrypted", *DOCUMENT_ENCRYPTED_FIELDS])
+                # New tokens are a new version of the same data (its MAC covers the tokens as stored).
+                person_version_record(person.pk, reason="keys rotated")
             count += 1
         self.stdout.write(f"re-encrypted and re-indexed {count} persons")
