@@ -29,7 +29,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from casino_office.ports import Port
 from machines.chains import Finding, canonical_value, chain_and_bulk_create
-from machines.models import Casino, CasinoEvent, ConfigChange, MachineEvent, PlaceEvent
+from machines.models import Casino, CasinoEvent, ConfigChange, MachineEvent, RecordedChange
 
 # Who is changing the configuration, and how ("web <path>", "command <name>"): set by the staff's middleware for
 # a request and by the commands that change configuration.
@@ -65,6 +65,8 @@ class ConfigSource:
     casinos: Callable[[list[Any]], dict[int, list[int]]]
     rows: Callable[[Casino], "models.QuerySet[Any]"]
     describe: Callable[[Any], str]
+    # The journal its changes are sealed into: the configuration's, or another (the cash desk's instruments).
+    journal: type[RecordedChange] = ConfigChange
 
     @property
     def label(self) -> str:
@@ -72,7 +74,7 @@ class ConfigSource:
 
     @property
     def tracked(self) -> type[models.Model]:
-        return self.event_model.pgh_tracked_model  # type: ignore[attr-defined,no-any-return]
+        return self.event_model.pgh_tracked_model  # type: ignore[attr-defined]
 
     @property
     def object_type(self) -> str:
@@ -87,7 +89,8 @@ class ConfigSource:
         )
 
 
-# The staff's histories, provided by `staff` (it sits above this layer).
+# The histories of the layers above: the staff's (`staff`), the places' and the instruments' (`cashdesk`, whose
+# migrations hold the places' table).
 CONFIG_SOURCES: Port[ConfigSource] = Port("configuration histories", many=True)
 
 
@@ -107,12 +110,6 @@ MACHINE_SOURCES = (
         _by_field("casino_id"),
         lambda casino: casino.machines.all(),
         lambda copy: f"{copy.kind} {copy.asset_number}",
-    ),
-    ConfigSource(
-        PlaceEvent,
-        _by_field("casino_id"),
-        lambda casino: casino.places.all(),
-        lambda copy: f"{copy.kind} {copy.code}",
     ),
 )
 
@@ -142,11 +139,14 @@ def _transaction_start() -> Any:
         return cursor.fetchone()[1]
 
 
-def _pending(sources: Iterable[ConfigSource]) -> list[tuple[Any, ConfigSource, list[int]]]:
-    pending = []
+def _pending(sources: Iterable[ConfigSource], object_id: Any = None) -> list[tuple[Any, ConfigSource, list[int]]]:
+    pending: list[tuple[Any, ConfigSource, list[int]]] = []
     for source in sources:
-        sealed = ConfigChange.objects.filter(source=source.label, source_event=OuterRef("pgh_id"))
-        copies = list(source.event_model._default_manager.filter(~Exists(sealed)).order_by("pgh_id"))
+        sealed = source.journal._default_manager.filter(source=source.label, source_event=OuterRef("pgh_id"))
+        copies_of = source.event_model._default_manager.filter(~Exists(sealed))
+        if object_id is not None:
+            copies_of = copies_of.filter(pgh_obj_id=object_id)
+        copies = list(copies_of.order_by("pgh_id"))
         if copies:
             casinos = source.casinos(copies)
             pending.extend((copy, source, casinos[copy.pk]) for copy in copies)
@@ -154,9 +154,9 @@ def _pending(sources: Iterable[ConfigSource]) -> list[tuple[Any, ConfigSource, l
     return pending
 
 
-def _last_after(casino_id: int, object_type: str, object_id: str) -> str:
+def _last_after(journal: type[RecordedChange], casino_id: int, object_type: str, object_id: str) -> str:
     last = (
-        ConfigChange.objects.filter(casino_id=casino_id, object_type=object_type, object_id=object_id)
+        journal._default_manager.filter(casino_id=casino_id, object_type=object_type, object_id=object_id)
         .order_by("-chain_sequence")
         .values_list("after", flat=True)
         .first()
@@ -166,32 +166,33 @@ def _last_after(casino_id: int, object_type: str, object_id: str) -> str:
 
 def _who(copy: Any, started: Any) -> tuple[int | None, str]:
     """Who made a change: the actor of this transaction for the copies it wrote, else whoever sent the SQL."""
-    if copy.pgh_label == ConfigChange.Action.BASELINE:
+    if copy.pgh_label == RecordedChange.Action.BASELINE:
         return None, VIA_MIGRATION
     if started is not None and copy.pgh_created_at != started:
         return None, VIA_DATABASE
     return _ACTOR.get() or (None, VIA_APPLICATION)
 
 
-def config_seal(sources: Iterable[ConfigSource] | None = None) -> int:
-    """Seal every copy not sealed yet (of `sources`, default all) into its casinos' chains; how many changes."""
+def config_seal(sources: Iterable[ConfigSource] | None = None, *, object_id: Any = None) -> int:
+    """Seal every copy not sealed yet (of `sources`, default all; of one object's, by its id) into its casinos'
+    chains; how many changes. The anchoring seals them all; a service seals the object it changed."""
     started = _transaction_start()
-    befores: dict[tuple[int, str, str], str] = {}
-    records: dict[int, list[ConfigChange]] = defaultdict(list)
-    for copy, source, casino_ids in _pending(config_sources() if sources is None else sources):
+    befores: dict[tuple[type[RecordedChange], int, str, str], str] = {}
+    records: dict[tuple[str, int], list[RecordedChange]] = defaultdict(list)
+    for copy, source, casino_ids in _pending(config_sources() if sources is None else sources, object_id):
         after = snapshot(source, _copy_values(copy, source))
         changed_by, via = _who(copy, started)
         for casino_id in casino_ids:
-            key = (casino_id, source.object_type, str(copy.pgh_obj_id))
+            key = (source.journal, casino_id, source.object_type, str(copy.pgh_obj_id))
             before = befores[key] if key in befores else _last_after(*key)
             befores[key] = after
-            records[casino_id].append(
-                ConfigChange(
+            records[source.journal.journal, casino_id].append(
+                source.journal(
                     casino_id=casino_id,
                     source=source.label,
                     source_event=copy.pgh_id,
                     object_type=source.object_type,
-                    object_id=key[2],
+                    object_id=key[3],
                     object_repr=source.describe(copy)[:200],
                     action=copy.pgh_label,
                     before=before,
@@ -201,8 +202,8 @@ def config_seal(sources: Iterable[ConfigSource] | None = None) -> int:
                     changed_via=via,
                 )
             )
-    for casino_id in sorted(records):
-        chain_and_bulk_create(records[casino_id], casino_id=casino_id)
+    for journal, casino_id in sorted(records):  # one order of the heads for every sealing
+        chain_and_bulk_create(records[journal, casino_id], casino_id=casino_id)
     return sum(len(changes) for changes in records.values())
 
 
@@ -222,7 +223,17 @@ def _sealed_after(sender: type[models.Model], instance: models.Model, label: str
     if connection.vendor != "postgresql":
         for source in sources:
             _copy_without_triggers(source, instance, label)
-    config_seal(sources)
+    config_seal(sources, object_id=instance.pk)
+
+
+def changed_sealed(model: type[models.Model], pk: Any) -> None:
+    """After an UPDATE (which sends no signal) of a tracked row: its copies sealed, in the same transaction."""
+    sources = _sources_of(model)
+    if connection.vendor != "postgresql":
+        instance = model._default_manager.get(pk=pk)
+        for source in sources:
+            _copy_without_triggers(source, instance, "update")
+    config_seal(sources, object_id=pk)
 
 
 def _on_save(sender: type[models.Model], instance: models.Model, created: bool, **kwargs: Any) -> None:
@@ -235,11 +246,30 @@ def _on_delete(sender: type[models.Model], instance: models.Model, **kwargs: Any
     _sealed_after(sender, instance, "delete")
 
 
-def _on_links(sender: type[models.Model], action: str, **kwargs: Any) -> None:
+def _links(through: type[models.Model], instance: models.Model, model: type[models.Model], pk_set: Any) -> list[Any]:
+    """The link rows (of a many-to-many) between `instance` and the objects `pk_set` names (all, if None)."""
+    mine = next(f for f in through._meta.concrete_fields if f.related_model is type(instance)._meta.concrete_model)
+    theirs = next(f for f in through._meta.concrete_fields if f.related_model is model and f is not mine)
+    rows = through._default_manager.filter(**{mine.attname: instance.pk})
+    return list(rows if pk_set is None else rows.filter(**{f"{theirs.attname}__in": pk_set}))
+
+
+def _on_links(
+    sender: type[models.Model],
+    instance: models.Model,
+    action: str,
+    model: type[models.Model],
+    pk_set: Any,
+    **kwargs: Any,
+) -> None:
+    sources = _sources_of(sender)
+    if connection.vendor != "postgresql" and action in ("post_add", "pre_remove", "pre_clear"):
+        label = "insert" if action == "post_add" else "delete"
+        for row in _links(sender, instance, model, pk_set):
+            for source in sources:
+                _copy_without_triggers(source, row, label)
     if action in ("post_add", "post_remove", "post_clear"):
-        if connection.vendor != "postgresql":
-            return  # the demo's role links are made by its seed, whose users' own rows carry the history
-        config_seal(_sources_of(sender))
+        config_seal(sources)
 
 
 def config_signals_connect(sources: Iterable[ConfigSource]) -> None:
@@ -260,13 +290,14 @@ def _recorded(casino: Casino, source: ConfigSource) -> dict[str, str]:
     """Each object's last recorded state: its last sealed change, or a newer copy not sealed yet."""
     last: dict[str, str] = {}
     for object_id, after in (
-        ConfigChange.objects.filter(casino=casino, object_type=source.object_type)
+        source.journal._default_manager.filter(casino=casino, object_type=source.object_type)
         .order_by("chain_sequence")
         .values_list("object_id", "after")
     ):
         last[object_id] = after
-    sealed = ConfigChange.objects.filter(source=source.label, source_event=OuterRef("pgh_id"), casino=casino)
-    for copy in source.event_model._default_manager.filter(~Exists(sealed)).order_by("pgh_id"):
+    sealed = source.journal._default_manager.filter(source=source.label, source_event=OuterRef("pgh_id"), casino=casino)
+    copies: Iterable[Any] = source.event_model._default_manager.filter(~Exists(sealed)).order_by("pgh_id")
+    for copy in copies:
         last[str(copy.pgh_obj_id)] = snapshot(source, _copy_values(copy, source))
     return last
 
@@ -283,7 +314,7 @@ def config_check(casino: Casino) -> list[Finding]:
                 findings.append(
                     Finding(
                         casino.code,
-                        f"configuration {source.object_type} {object_id}",
+                        f"{source.journal.journal} {source.object_type} {object_id}",
                         "the row is not as its history last recorded it (changed with the triggers off)",
                     )
                 )

@@ -1,7 +1,7 @@
 from django.db import transaction
 from django.utils import timezone
 
-from machines.history import config_seal
+from machines.history import changed_sealed
 from machines.keys import generate_key, hash_key
 from machines.models import Machine
 
@@ -14,6 +14,6 @@ def machine_key_rotate(*, machine: Machine, key: str | None = None) -> str:
     new_key = key or generate_key()
     with transaction.atomic():
         Machine.objects.filter(pk=machine.pk).update(api_key_hash=hash_key(new_key), api_key_rotated_at=timezone.now())
-        config_seal()
+        changed_sealed(Machine, machine.pk)
     machine.refresh_from_db(fields=["api_key_hash", "api_key_rotated_at"])
     return new_key

@@ -7,8 +7,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db.models import Q, QuerySet
-
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from machines.history import VIA_APPLICATION, VIA_DATABASE, VIA_MIGRATION, ConfigSource, config_sources
 from machines.models import Casino, ConfigChange
@@ -67,7 +67,20 @@ def object_label(object_type: str) -> str:
     return str(source.tracked._meta.verbose_name) if source else object_type
 
 
+# Fields of the tables Django and django-otp own, named as the staff pages name them.
+_LABELS = {
+    "user_id": _("member of staff"),
+    "group_id": _("role"),
+    "permission_id": _("permission"),
+    "confirmed": _("confirmed"),
+    "name": _("name"),
+}
+_THEIRS = frozenset({"auth.user_groups", "auth.user_permissions", "otp_totp.totpdevice"})
+
+
 def _field_label(object_type: str, attname: str) -> str:
+    if object_type in _THEIRS and attname in _LABELS:
+        return str(_LABELS[attname])
     source = _source(object_type)
     if source is not None:
         for field in source.tracked._meta.concrete_fields:
@@ -95,7 +108,7 @@ def field_changes(change: ConfigChange) -> list[FieldChange]:
     after = json.loads(change.after)
     if change.action == ConfigChange.Action.DELETE:
         before, after = after, {}
-    names = sorted(set(before) | set(after))
+    names = sorted((set(before) | set(after)) - {"id"})  # the object's id is the change's own
     changes = []
     for name in names:
         old, new = before.get(name), after.get(name)

@@ -45,7 +45,9 @@ class ChangeLogForm(forms.Form):
 
     def __init__(self, *args: Any, object_types: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["object_type"].choices = [("", _("all")), *object_types]
+        field = self.fields["object_type"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", _("all")), *object_types]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

@@ -104,13 +104,13 @@ class StaffAccount(_User):  # type: ignore[misc,valid-type]
         verbose_name = _("staff account")
 
 
-class StaffRoleLink(_User.groups.through):  # type: ignore[misc,name-defined]
+class StaffRoleLink(_User.groups.through):  # type: ignore[name-defined]
     class Meta:
         proxy = True
         verbose_name = _("staff role")
 
 
-class StaffPermissionLink(_User.user_permissions.through):  # type: ignore[misc,name-defined]
+class StaffPermissionLink(_User.user_permissions.through):  # type: ignore[name-defined]
     class Meta:
         proxy = True
         verbose_name = _("staff permission")

@@ -3,6 +3,14 @@
 from cashdesk.models.books import CashTransaction, Counterparty, Leg, TransactionKind
 from cashdesk.models.counts import CountRequest
 from cashdesk.models.desks import Shift, ShiftCount, ShiftCountLine
+from cashdesk.models.history import (
+    InstrumentChange,
+    MachineReceiptEvent,
+    PlaceEvent,
+    TrackedPlace,
+    TransferEvent,
+    TransferLineEvent,
+)
 from cashdesk.models.instruments import (
     CHECK_CODE_TRIES,
     HANDPAY_KINDS,
@@ -31,15 +39,21 @@ __all__ = [
     "CountRequest",
     "Counterparty",
     "HoldCase",
+    "InstrumentChange",
     "Leg",
     "LiabilitySnapshot",
     "MachineReceipt",
+    "MachineReceiptEvent",
+    "PlaceEvent",
     "ReversalRequest",
     "Shift",
     "ShiftCount",
     "ShiftCountLine",
     "SmartCardRead",
+    "TrackedPlace",
     "TransactionKind",
     "Transfer",
+    "TransferEvent",
     "TransferLine",
+    "TransferLineEvent",
 ]

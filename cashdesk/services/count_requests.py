@@ -18,6 +18,7 @@ from cashdesk.models import CountRequest, Shift, ShiftCount, Transfer
 from cashdesk.services.kiosks import kiosk_transfer_post
 from cashdesk.services.once import COUNT_DECISION
 from cashdesk.services.shifts import count_post, from_figures, handover_complete
+from machines.history import changed_sealed
 from machines.models import Place
 
 SUPERVISOR = "staff.supervise_desk"
@@ -98,6 +99,7 @@ def count_request_reject(*, request: CountRequest, supervisor: User, decision_ke
             Transfer.objects.filter(pk=request.transfer_id, approved_at__isnull=True, cancelled_at__isnull=True).update(
                 cancelled_by=supervisor, cancelled_at=now
             )
+            changed_sealed(Transfer, request.transfer_id)
         request.status = CountRequest.Status.REJECTED
         request.decided_by = supervisor
         request.decided_at = now

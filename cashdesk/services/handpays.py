@@ -21,6 +21,7 @@ from cashdesk.models import HANDPAY_KINDS, MachineReceipt
 from cashdesk.services.machine_receipts import create_with_new_number
 from cashdesk.services.once import HANDPAY_CONFIRMATION
 from casino_office.money import MILL
+from machines.history import changed_sealed
 from machines.models import Machine
 
 # The amount column holds 10 digits before the point.
@@ -113,6 +114,7 @@ def handpay_confirm(*, receipt_id: int, casino_id: int, user: User, operation_ke
         )
         if updated != 1:  # pragma: no cover - the row is locked above
             raise CashDeskError("not_requested", _("This handpay is no longer waiting for confirmation."))
+        changed_sealed(MachineReceipt, receipt.pk)
         receipt.refresh_from_db()
         return receipt
 
@@ -137,6 +139,7 @@ def handpay_void(*, receipt_id: int, casino_id: int, user: User, reason: str) ->
         MachineReceipt.objects.filter(pk=receipt.pk, state=receipt.state, paid_by__isnull=True).update(
             state=MachineReceipt.State.VOID, voided_by=user, voided_at=timezone.now(), void_reason=reason[:255]
         )
+        changed_sealed(MachineReceipt, receipt.pk)
         receipt.refresh_from_db()
         return receipt
 

@@ -28,6 +28,7 @@ from cashdesk.services.once import DESK_TRANSACTION, RECEIPT_UNLOCK
 from casino_office.money import CENT, cash_payout, format_money
 from compliance.models import Person
 from compliance.services import IdentityDetails
+from machines.history import changed_sealed
 from machines.models import Machine, Place
 
 logger = logging.getLogger(__name__)
@@ -114,6 +115,7 @@ def machine_receipt_supervisor_confirm(*, receipt_id: int, casino_id: int, user:
         MachineReceipt.objects.filter(
             pk=receipt.pk, state=MachineReceipt.State.CONFIRMED, supervisor_confirmed_at__isnull=True
         ).update(supervisor_confirmed_by=user, supervisor_confirmed_at=timezone.now())
+        changed_sealed(MachineReceipt, receipt.pk)
         receipt.refresh_from_db()
         return receipt
 
@@ -281,6 +283,7 @@ def _pay_receipt(
     ).update(paid_by=tx, paid_at=tx.created_at, state=MachineReceipt.State.PAID)
     if paid_now != 1:
         raise CashDeskError("already_paid", _("Receipt %(number)s was already paid.") % {"number": shown})
+    changed_sealed(MachineReceipt, receipt.pk)
     return tx
 
 

@@ -23,6 +23,7 @@ from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transa
 from cashdesk.services.once import REVERSAL, TRANSFER
 from casino_office.money import CENT, format_money
 from casino_office.vocabulary import REVERSIBLE_KINDS
+from machines.history import changed_sealed
 from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
@@ -144,6 +145,7 @@ def transfer_approve(*, transfer: Transfer, supervisor: User) -> CashTransaction
         )
         if approved != 1:
             raise CashDeskError("already_approved", _("This transfer has already been approved."))
+        changed_sealed(Transfer, transfer.pk)
     return tx
 
 

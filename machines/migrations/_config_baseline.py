@@ -31,8 +31,14 @@ def config_baseline(*pairs: tuple[str, str]) -> Any:
     return forwards
 
 
-def config_chains_forget(apps: Any, schema_editor: Any) -> None:
-    """Unapplied, the configuration's journal goes with its table: its chains' heads go too."""
-    apps.get_model("machines", "ChainHead")._default_manager.using(schema_editor.connection.alias).filter(
-        journal="config"
-    ).delete()
+def chains_forget(journal: str) -> Any:
+    """Unapplied, a journal goes with its table: its chains' heads go too."""
+
+    def backwards(apps: Any, schema_editor: Any) -> None:
+        heads = apps.get_model("machines", "ChainHead")._default_manager.using(schema_editor.connection.alias)
+        heads.filter(journal=journal).delete()
+
+    return backwards
+
+
+

@@ -15,7 +15,14 @@ from machines.models.floor import (
     MeterReconciliation,
     validate_time_zone,
 )
-from machines.models.history import CasinoEvent, ConfigChange, MachineEvent, PlaceEvent, tracked
+from machines.models.history import (
+    CasinoEvent,
+    ConfigChange,
+    MachineEvent,
+    RecordedChange,
+    recorded_change_meta,
+    tracked,
+)
 from machines.models.places import Place
 
 __all__ = [
@@ -38,8 +45,9 @@ __all__ = [
     "MeterReading",
     "MeterReconciliation",
     "Place",
-    "PlaceEvent",
+    "RecordedChange",
     "chain_link_unique",
+    "recorded_change_meta",
     "tracked",
     "validate_time_zone",
 ]

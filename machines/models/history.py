@@ -9,6 +9,8 @@ triggers switched off leaves the row unlike its last sealed state, which
 `verify_books` names.
 """
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -16,11 +18,11 @@ from django.utils.translation import gettext_lazy as _
 from casino_office.triggers import append_only
 from machines.models.chains import Chained, chain_link_unique
 from machines.models.floor import Casino, Machine
-from machines.models.places import Place
 
 
-class ConfigChange(Chained):
-    """One change of configuration, sealed into its casino's chain (append-only)."""
+class RecordedChange(Chained):
+    """A change of a tracked row, as a database trigger copied it (pghistory), sealed into its casino's chain of
+    one journal (append-only): the configuration's (`ConfigChange`) or the instruments' (cashdesk)."""
 
     class Action(models.TextChoices):
         BASELINE = "baseline", _("as found")
@@ -51,7 +53,6 @@ class ConfigChange(Chained):
     # How: "web <path>", "command <name>", or "database" for a statement sent outside the application.
     changed_via = models.CharField(max_length=200, verbose_name=_("changed via"))
 
-    journal = "config"
     journal_casino = "casino_id"
     journal_fields = (
         "casino_id",
@@ -69,23 +70,40 @@ class ConfigChange(Chained):
     )
 
     class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.object_repr}: {self.action} {self.changed_at:%Y-%m-%d %H:%M}"
+
+
+def recorded_change_meta(name: str) -> dict[str, list[Any]]:
+    """The constraints and indexes of a concrete journal of recorded changes (their names carry `name`)."""
+    return {
+        "constraints": [
+            chain_link_unique(name),
+            models.UniqueConstraint(
+                fields=["source", "source_event", "casino"], name=f"{name}_one_per_event_and_casino"
+            ),
+        ],
+        "indexes": [
+            models.Index(fields=["casino", "object_type", "object_id"], name=f"{name}_object_idx"),
+            models.Index(fields=["casino", "changed_at"], name=f"{name}_casino_at_idx"),
+        ],
+    }
+
+
+class ConfigChange(RecordedChange):
+    """One change of configuration (a casino's rules, its machines and places, its staff), sealed."""
+
+    journal = "config"
+
+    class Meta:
         verbose_name = _("configuration change")
         verbose_name_plural = _("configuration changes")
         ordering = ["-changed_at", "-id"]
         triggers = append_only()
-        constraints = [
-            chain_link_unique("configchange"),
-            models.UniqueConstraint(
-                fields=["source", "source_event", "casino"], name="configchange_one_per_event_and_casino"
-            ),
-        ]
-        indexes = [
-            models.Index(fields=["casino", "object_type", "object_id"], name="configchange_object_idx"),
-            models.Index(fields=["casino", "changed_at"], name="configchange_casino_at_idx"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.object_repr}: {self.action} {self.changed_at:%Y-%m-%d %H:%M}"
+        constraints = recorded_change_meta("configchange")["constraints"]
+        indexes = recorded_change_meta("configchange")["indexes"]
 
 
 def tracked(
@@ -107,7 +125,7 @@ def tracked(
         pghistory.DeleteEvent(),
         fields=list(fields) or None,
         exclude=list(exclude) or None,
-        context_field=None,
+        context_field=None,  # type: ignore[arg-type]  # None: no context (documented, not in its hints)
         meta={"triggers": append_only()},
         model_name=name,
         app_label=app_label,
@@ -118,8 +136,6 @@ def tracked(
 # The machine's stamps and counters move with every request it sends; what it is (its kind, denomination,
 # enrolment, key, place on the floor) is configuration.
 _MACHINE_WORK = ("last_seen_at", "lookups_blocked_until", "last_ticket_sequence")
-_PLACE_WORK = ("last_receipt_number", "last_ticket_sequence")
 
 CasinoEvent = tracked(Casino, "CasinoEvent")
 MachineEvent = tracked(Machine, "MachineEvent", exclude=_MACHINE_WORK)
-PlaceEvent = tracked(Place, "PlaceEvent", exclude=_PLACE_WORK)

@@ -99,7 +99,7 @@ def test_a_setting_changed_by_sql_with_the_triggers_on_is_recorded_as_the_databa
 def test_a_setting_edited_in_sql_with_the_triggers_off_is_named(casino):
     tamper("UPDATE machines_casino SET identity_threshold = 7000 WHERE id = %s", [casino.pk])
     assert findings(casino) == [
-        f"{casino.code}: configuration machines.casino {casino.pk}: the row is not as its history last recorded it "
+        f"{casino.code}: config machines.casino {casino.pk}: the row is not as its history last recorded it "
         "(changed with the triggers off)"
     ]
 
@@ -109,7 +109,7 @@ def test_a_role_given_in_sql_with_the_triggers_off_is_named(casino):
     StaffAssignment.objects.create(user=user, casino=casino)
     group = Group.objects.get(name="manager")
     tamper("INSERT INTO auth_user_groups (user_id, group_id) VALUES (%s, %s)", [user.pk, group.pk])
-    assert any("configuration auth.user_groups" in finding for finding in findings(casino))
+    assert any("config auth.user_groups" in finding for finding in findings(casino))
 
 
 def test_a_recorded_change_rewritten_or_deleted_is_named(casino):
