@@ -51,7 +51,9 @@ def persons_stored(person_ids: Iterable[int] | None = None) -> Iterator[tuple[in
             yield row[0], json.dumps(content, sort_keys=True, separators=(",", ":"))
 
 
-def person_version_record(person: Person | int, *, reason: str, casino: Casino | None = None) -> PersonVersion:
+def person_version_record(
+    person: Person | int, *, reason: str, casino: Casino | None = None
+) -> PersonVersion | None:
     """The person's row as a new version, if it differs from the last one; the last version otherwise.
 
     In the chain of `casino` (where it was written); a job's version (pseudonymisation, key rotation) goes where
@@ -63,6 +65,8 @@ def person_version_record(person: Person | int, *, reason: str, casino: Casino |
     if last is not None and last.content == content:
         return last
     casino_id = casino.pk if casino is not None else last.casino_id if last is not None else _first_casino()
+    if casino_id is None:
+        return None  # no casino yet, so no chain: the first identification at a desk writes the version
     version = PersonVersion(
         person_id=person_id,
         casino_id=casino_id,
@@ -75,8 +79,8 @@ def person_version_record(person: Person | int, *, reason: str, casino: Casino |
     return version
 
 
-def _first_casino() -> int:
-    return Casino.objects.order_by("pk").values_list("pk", flat=True)[0]
+def _first_casino() -> int | None:
+    return Casino.objects.order_by("pk").values_list("pk", flat=True).first()
 
 
 def person_version_last(person_id: int) -> int | None:

@@ -97,7 +97,9 @@ def test_the_success_path_reads_no_failure_counter(api, make_api):
     with CaptureQueriesContext(connection) as queries:
         assert player.authorize(number).status_code == 200
         assert player.commit(number).status_code == 200
-    assert not [q["sql"] for q in queries.captured_queries if "tickets_lookupfailure" in q["sql"]]
+    # A statement psycopg runs prepared is captured without its text (None): the chain head's advance, once the
+    # connection has run it often enough (every journal's appends share it).
+    assert not [q["sql"] for q in queries.captured_queries if "tickets_lookupfailure" in (q["sql"] or "")]
 
 
 def test_a_blocked_machine_is_refused_even_a_good_number_until_the_window_frees(api, make_api):

@@ -65,6 +65,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "unlock-receipt": ("POST", {"shift_supervisor"}),
     "supervisor-vault": ("GET", {"shift_supervisor"}),
     "lockouts": ("GET", {"shift_supervisor"}),
+    "change-log": ("GET", {"compliance_officer", "manager"}),
     "lockout-lift": ("POST", {"shift_supervisor"}),
     "second-factor": ("GET", STAFF),  # those who need no code, or gave it, are sent on (tests/staff)
     "desk-smartcard-load": ("GET", {"cashier"}),
