@@ -51,9 +51,7 @@ def persons_stored(person_ids: Iterable[int] | None = None) -> Iterator[tuple[in
             yield row[0], json.dumps(content, sort_keys=True, separators=(",", ":"))
 
 
-def person_version_record(
-    person: Person | int, *, reason: str, casino: Casino | None = None
-) -> PersonVersion | None:
+def person_version_record(person: Person | int, *, reason: str, casino: Casino | None = None) -> PersonVersion | None:
     """The person's row as a new version, if it differs from the last one; the last version otherwise.
 
     In the chain of `casino` (where it was written); a job's version (pseudonymisation, key rotation) goes where
