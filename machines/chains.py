@@ -9,11 +9,14 @@ writes the record), so a chain is appended one record at a time and the
 lock is held only until that transaction commits.
 
 A transaction that appends to several journals takes their heads in one
-order, the books' first (`cash_transactions`, then `counts` or
-`ticket_events`): a desk's payout, a kiosk's and a sale's reversal post the
-transaction before the ticket's event, a count its differences before the
-count, so two of them never wait on each other's head (a deadlock
-PostgreSQL would end by failing one).
+order: a person's version first (`persons`: the person is identified before
+the money moves), then the books' (`cash_transactions`, then `counts` or
+`ticket_events`), then the sealing of trigger copies (machines.history: its
+lock, then `config` and `instruments`). A desk's payout, a kiosk's and a
+sale's reversal post the transaction before the ticket's event, a count its
+differences before the count, a receipt's payout and a transfer's approval
+post before they seal; so two of them never wait on each other's head (a
+deadlock PostgreSQL would end by failing one).
 """
 
 import datetime as dt

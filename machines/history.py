@@ -39,7 +39,8 @@ VIA_DATABASE = "database"
 VIA_APPLICATION = "application"
 # The rows found when the history began (machines 0014, staff 0006): their first state, copied by the migration.
 VIA_MIGRATION = "migration"
-# pg_advisory_xact_lock key: one sealing at a time, so two never seal the same copy.
+# pg_advisory_xact_lock key: one sealing at a time, so two never seal the same copy. Taken after the books'
+# heads (machines.chains: a service that posts money seals after posting), never before them.
 _SEAL_LOCK = 0x636F6E666967
 
 
@@ -239,6 +240,13 @@ def changed_sealed(model: type[models.Model], pk: Any) -> None:
 def _on_save(sender: type[models.Model], instance: models.Model, created: bool, **kwargs: Any) -> None:
     if kwargs.get("raw"):
         return
+    saved = kwargs.get("update_fields")
+    if saved and not any(
+        field.attname in {sender._meta.get_field(name).attname for name in saved}
+        for source in _sources_of(sender)
+        for field in source.fields
+    ):
+        return  # only counters or stamps the history does not copy
     _sealed_after(sender, instance, "insert" if created else "update")
 
 
