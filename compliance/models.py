@@ -82,21 +82,22 @@ class PersonVersion(Chained):
     """A person's stored data as it was written (chained, append-only): a person's row changes only with a new
     version, so a row changed by anyone else (a renamed person, a swapped document) is unlike its last version.
 
-    `content` is the row's stored columns as stored: the encrypted fields as their tokens, the blind indexes as
-    digests, so the version holds no personal data in plain text and its check needs no key but the chain's.
+    `digest` is the SHA-256 of the person's stored columns and replaced documents as stored (tokens, blind
+    indexes): no personal data, not even encrypted, so a pseudonymised person's old data does not outlive its
+    retention here, and the check needs no key. The version's own MAC (the chain's) makes the digest unforgeable.
     The versions of a person go into the chain of the casino where they were written.
     """
 
     person = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="versions", verbose_name=_("person"))
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
     version = models.PositiveIntegerField(verbose_name=_("version"))
-    content = models.TextField(verbose_name=_("content"))
+    digest = models.CharField(max_length=64, verbose_name=_("digest"))
     reason = models.CharField(max_length=24, verbose_name=_("reason"))
     written_at = models.DateTimeField(verbose_name=_("written at"))
 
     journal = "persons"
     journal_casino = "casino_id"
-    journal_fields = ("person_id", "casino_id", "version", "content", "reason", "written_at")
+    journal_fields = ("person_id", "casino_id", "version", "digest", "reason", "written_at")
 
     class Meta:
         triggers = append_only()

@@ -4,6 +4,7 @@ import django.db.models.deletion
 import pgtrigger.compiler
 import pgtrigger.migrations
 import datetime as dt
+import hashlib
 import json
 
 from django.db import migrations, models
@@ -24,9 +25,34 @@ def _canonical(value):
     return value
 
 
-def first_versions(apps, schema_editor):
-    """Every person's row as found: version 1, in the chain of the casino of its first register entry."""
+def _rows(connection, model, columns, key):
+    quote = connection.ops.quote_name
+    sql = "SELECT {}, {} FROM {} ORDER BY {}, 2".format(
+        quote(key), ", ".join(quote(c) for c in columns), quote(model._meta.db_table), quote(key)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return list(cursor.fetchall())
+
+
+def _digests(apps, connection):
     person = apps.get_model("compliance", "Person")
+    document = apps.get_model("compliance", "PersonDocument")
+    columns = [f.column for f in person._meta.concrete_fields if f.attname not in _NOT_VERSIONED]
+    document_columns = ["id", *(f.column for f in document._meta.concrete_fields if f.attname not in ("id", "person_id"))]
+    documents = {}
+    for person_id, *values in _rows(connection, document, document_columns, "person_id"):
+        documents.setdefault(person_id, []).append(
+            {c: _canonical(v) for c, v in zip(document_columns, values, strict=True)}
+        )
+    for person_id, *values in _rows(connection, person, columns, "id"):
+        stored = {c: _canonical(v) for c, v in zip(columns, values, strict=True)}
+        text = json.dumps({"person": stored, "documents": documents.get(person_id, [])}, sort_keys=True)
+        yield person_id, hashlib.sha256(text.encode()).hexdigest()
+
+
+def first_versions(apps, schema_editor):
+    """Every person's row as found: version 1, in the chain of the casino of its last register entry."""
     version = apps.get_model("compliance", "PersonVersion")
     entry = apps.get_model("compliance", "RegisterEntry")
     casino = apps.get_model("machines", "Casino")
@@ -34,34 +60,26 @@ def first_versions(apps, schema_editor):
     if first_casino is None:
         return
     homes = {}
-    for person_id, casino_id in entry.objects.order_by("-created_at").values_list("person_id", "casino_id"):
+    for person_id, casino_id in entry.objects.order_by("created_at").values_list("person_id", "casino_id"):
         homes[person_id] = casino_id
-    columns = [field.column for field in person._meta.concrete_fields if field.attname not in _NOT_VERSIONED]
-    ops = schema_editor.connection.ops
-    sql = "SELECT id, {} FROM {} ORDER BY id".format(", ".join(ops.quote_name(c) for c in columns), person._meta.db_table)
     now = timezone.now()
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute(sql)
-        rows = cursor.fetchall()
     version.objects.bulk_create(
         [
             version(
-                person_id=row[0],
-                casino_id=homes.get(row[0], first_casino),
+                person_id=person_id,
+                casino_id=homes.get(person_id, first_casino),
                 version=1,
-                content=json.dumps(
-                    {c: _canonical(v) for c, v in zip(columns, row[1:], strict=True)}, sort_keys=True, separators=(",", ":")
-                ),
+                digest=digest,
                 reason="migration",
                 written_at=now,
             )
-            for row in rows
+            for person_id, digest in _digests(apps, schema_editor.connection)
         ],
         batch_size=1000,
     )
 
 
-FIELDS = ("person_id", "casino_id", "version", "content", "reason", "written_at")
+FIELDS = ("person_id", "casino_id", "version", "digest", "reason", "written_at")
 
 
 class Migration(migrations.Migration):
@@ -80,7 +98,7 @@ class Migration(migrations.Migration):
                 ('chain_key', models.CharField(default='', editable=False, max_length=8, verbose_name='chain key id')),
                 ('chain_mac', models.CharField(default='', editable=False, max_length=64, verbose_name='chain MAC')),
                 ('version', models.PositiveIntegerField(verbose_name='version')),
-                ('content', models.TextField(verbose_name='content')),
+                ('digest', models.CharField(max_length=64, verbose_name='digest')),
                 ('reason', models.CharField(max_length=24, verbose_name='reason')),
                 ('written_at', models.DateTimeField(verbose_name='written at')),
                 ('casino', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='machines.casino', verbose_name='casino')),

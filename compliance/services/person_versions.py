@@ -6,15 +6,16 @@ row that is not its last version: changed by someone who could not write a versi
 """
 
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from django.db import connection
+from django.db import connection, models
 from django.db.models import F
 from django.utils import timezone
 
-from compliance.models import Person, PersonVersion, RegisterEntry
+from compliance.models import Person, PersonDocument, PersonVersion, RegisterEntry
 from machines.chains import Finding, chain_and_save
 from machines.models import Casino
 
@@ -22,8 +23,8 @@ from machines.models import Casino
 _NOT_VERSIONED = frozenset({"id", "created_at", "last_seen_at"})
 
 
-def _columns() -> list[str]:
-    return [str(field.column) for field in Person._meta.concrete_fields if field.attname not in _NOT_VERSIONED]
+def _columns(model: type[models.Model], skip: frozenset[str]) -> list[str]:
+    return [str(field.column) for field in model._meta.concrete_fields if field.attname not in skip]
 
 
 def _canonical(value: Any) -> Any:
@@ -34,21 +35,34 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def persons_stored(person_ids: Iterable[int] | None = None) -> Iterator[tuple[int, str]]:
-    """Each person's stored columns as stored (tokens and digests, never decrypted), as canonical JSON."""
-    columns = _columns()
-    quoted = ", ".join(connection.ops.quote_name(column) for column in columns)
-    sql = f"SELECT {connection.ops.quote_name('id')}, {quoted} FROM {Person._meta.db_table}"  # noqa: S608 - names
+def _rows(model: type[models.Model], columns: list[str], key: str, ids: list[int] | None) -> list[tuple[Any, ...]]:
+    """The columns as stored (never through the encrypted fields, which would decrypt), with `key` first."""
+    quote = connection.ops.quote_name
+    selected = ", ".join(quote(column) for column in (key, *columns))
+    sql = f"SELECT {selected} FROM {quote(model._meta.db_table)}"  # noqa: S608 - the model's own names, quoted
     params: list[Any] = []
-    if person_ids is not None:
-        ids = list(person_ids)
-        sql += f" WHERE id IN ({', '.join(['%s'] * len(ids))})"
+    if ids is not None:
+        sql += f" WHERE {quote(key)} IN ({', '.join(['%s'] * len(ids))})"
         params = ids
     with connection.cursor() as cursor:
-        cursor.execute(sql + " ORDER BY id", params)
-        for row in cursor.fetchall():
-            content = {column: _canonical(value) for column, value in zip(columns, row[1:], strict=True)}
-            yield row[0], json.dumps(content, sort_keys=True, separators=(",", ":"))
+        cursor.execute(sql + f" ORDER BY {quote(key)}, 2", params)
+        return list(cursor.fetchall())
+
+
+def persons_stored(person_ids: Iterable[int] | None = None) -> Iterator[tuple[int, str]]:
+    """Each person's digest: SHA-256 of the stored columns and the replaced documents, as stored."""
+    ids = None if person_ids is None else list(person_ids)
+    columns = _columns(Person, _NOT_VERSIONED)
+    document_columns = ["id", *_columns(PersonDocument, frozenset({"id", "person_id"}))]
+    documents: dict[int, list[dict[str, Any]]] = {}
+    for person_id, *values in _rows(PersonDocument, document_columns, "person_id", ids):
+        documents.setdefault(person_id, []).append(
+            {column: _canonical(value) for column, value in zip(document_columns, values, strict=True)}
+        )
+    for person_id, *values in _rows(Person, columns, "id", ids):
+        stored = {column: _canonical(value) for column, value in zip(columns, values, strict=True)}
+        text = json.dumps({"person": stored, "documents": documents.get(person_id, [])}, sort_keys=True)
+        yield person_id, hashlib.sha256(text.encode()).hexdigest()
 
 
 def person_version_record(person: Person | int, *, reason: str, casino: Casino | None = None) -> PersonVersion | None:
@@ -58,9 +72,9 @@ def person_version_record(person: Person | int, *, reason: str, casino: Casino |
     the person's last version is.
     """
     person_id = person if isinstance(person, int) else person.pk
-    content = dict(persons_stored([person_id]))[person_id]
+    digest = dict(persons_stored([person_id]))[person_id]
     last = PersonVersion.objects.filter(person_id=person_id).order_by("-version").first()
-    if last is not None and last.content == content:
+    if last is not None and last.digest == digest:
         return last
     casino_id = casino.pk if casino is not None else last.casino_id if last is not None else _first_casino()
     if casino_id is None:
@@ -69,7 +83,7 @@ def person_version_record(person: Person | int, *, reason: str, casino: Casino |
         person_id=person_id,
         casino_id=casino_id,
         version=last.version + 1 if last is not None else 1,
-        content=content,
+        digest=digest,
         reason=reason,
         written_at=timezone.now(),
     )
@@ -86,16 +100,19 @@ def person_version_last(person_id: int) -> int | None:
 
 
 def persons_check(casino: Casino) -> list[Finding]:
-    """Each person whose last version is in this casino's chain is stored as that version says; a person with no
-    version at all is named by the first casino's check; a register entry names a version of its own person."""
+    """Each person whose last version is in this casino's chain is stored as that version says, and still there;
+    a person with no version at all is named by the first casino's check; a register entry names a version of
+    its own person."""
     last: dict[int, tuple[int, int, str]] = {}
-    for person_id, casino_id, number, content in PersonVersion.objects.order_by("person_id", "version").values_list(
-        "person_id", "casino_id", "version", "content"
+    for person_id, casino_id, number, digest in PersonVersion.objects.order_by("person_id", "version").values_list(
+        "person_id", "casino_id", "version", "digest"
     ):
-        last[person_id] = (casino_id, number, content)
+        last[person_id] = (casino_id, number, digest)
     first = casino.pk == _first_casino()
     findings = []
+    stored_ids = set()
     for person_id, stored in persons_stored():
+        stored_ids.add(person_id)
         version = last.get(person_id)
         if version is None:
             if first:
@@ -108,6 +125,11 @@ def persons_check(casino: Casino) -> list[Finding]:
                     f"its stored data is not its version {version[1]} (changed without a new version)",
                 )
             )
+    findings.extend(
+        Finding(casino.code, f"person {person_id}", f"it is gone, its version {version[1]} is not (deleted unseen)")
+        for person_id, version in sorted(last.items())
+        if version[0] == casino.pk and person_id not in stored_ids
+    )
     strays = RegisterEntry.objects.filter(casino=casino, person_version__isnull=False).exclude(
         person_version__person_id=F("person_id")
     )
