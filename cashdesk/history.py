@@ -14,7 +14,12 @@ from cashdesk.models import (
     TransferLineEvent,
 )
 from machines.history import ConfigSource
-from machines.models import Place
+from machines.models import Casino, Place
+
+
+def _everywhere() -> list[int]:
+    """A copy whose place or transfer is gone (deleted by SQL) goes into every casino's chain: seen, not lost."""
+    return list(Casino.objects.order_by("pk").values_list("pk", flat=True))
 
 
 def _casinos_of_places(place_field: str) -> Any:
@@ -22,7 +27,8 @@ def _casinos_of_places(place_field: str) -> Any:
         places = dict(
             Place.objects.filter(pk__in={getattr(copy, place_field) for copy in copies}).values_list("pk", "casino_id")
         )
-        return {copy.pk: [places[getattr(copy, place_field)]] for copy in copies}
+        found = {copy.pk: places.get(getattr(copy, place_field)) for copy in copies}
+        return {pk: [casino_id] if casino_id else _everywhere() for pk, casino_id in found.items()}
 
     return casinos
 
@@ -31,7 +37,8 @@ def _casinos_of_lines(copies: list[Any]) -> dict[int, list[int]]:
     transfers = dict(
         Transfer.objects.filter(pk__in={copy.transfer_id for copy in copies}).values_list("pk", "place__casino_id")
     )
-    return {copy.pk: [transfers[copy.transfer_id]] for copy in copies}
+    found = {copy.pk: transfers.get(copy.transfer_id) for copy in copies}
+    return {pk: [casino_id] if casino_id else _everywhere() for pk, casino_id in found.items()}
 
 
 RECEIPTS = ConfigSource(

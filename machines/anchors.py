@@ -18,6 +18,7 @@ sit beside them, in the same directory).
 import datetime as dt
 import hmac
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Iterable
@@ -32,6 +33,8 @@ from casino_office import chain_keys
 from machines.chains import Finding, chain_sources
 from machines.history import config_seal
 from machines.models import Casino
+
+logger = logging.getLogger(__name__)
 
 KIND = "books-anchor"
 FIELDS = {"kind", "casino", "at", "chains", "key_id", "signature"}
@@ -190,9 +193,13 @@ def books_anchor_all(*, directory: Path, casinos: Iterable[Casino] | None = None
     First the configuration's changes made outside the application (by SQL, with the triggers on) are sealed
     into the chains, as made by "database", so that the anchor holds them too.
     """
-    with transaction.atomic():
-        config_seal()
     written, refused = [], []
+    try:
+        with transaction.atomic():
+            config_seal()
+    except Exception as error:
+        logger.exception("history copies not sealed")
+        refused.append(f"history copies not sealed: {type(error).__name__}")
     for casino in casinos if casinos is not None else Casino.objects.order_by("code"):
         try:
             written.append(books_anchor(casino=casino, directory=directory))

@@ -177,10 +177,13 @@ def _who(copy: Any, started: Any) -> tuple[int | None, str]:
 def config_seal(sources: Iterable[ConfigSource] | None = None, *, object_id: Any = None) -> int:
     """Seal every copy not sealed yet (of `sources`, default all; of one object's, by its id) into its casinos'
     chains; how many changes. The anchoring seals them all; a service seals the object it changed."""
+    chosen = config_sources() if sources is None else list(sources)
+    if not _pending(chosen, object_id):
+        return 0  # nothing to seal (a save of what the history does not copy): no lock taken
     started = _transaction_start()
     befores: dict[tuple[type[RecordedChange], int, str, str], str] = {}
     records: dict[tuple[str, int], list[RecordedChange]] = defaultdict(list)
-    for copy, source, casino_ids in _pending(config_sources() if sources is None else sources, object_id):
+    for copy, source, casino_ids in _pending(chosen, object_id):  # again, under the lock
         after = snapshot(source, _copy_values(copy, source))
         changed_by, via = _who(copy, started)
         for casino_id in casino_ids:
@@ -237,15 +240,21 @@ def changed_sealed(model: type[models.Model], pk: Any) -> None:
     config_seal(sources, object_id=pk)
 
 
+def created_sealed(model: type[models.Model], rows: Iterable[models.Model]) -> None:
+    """After a bulk insert (which sends no signal) of tracked rows: their copies sealed, in the same transaction."""
+    sources = _sources_of(model)
+    for row in rows:
+        if connection.vendor != "postgresql":
+            for source in sources:
+                _copy_without_triggers(source, row, "insert")
+        config_seal(sources, object_id=row.pk)
+
+
 def _on_save(sender: type[models.Model], instance: models.Model, created: bool, **kwargs: Any) -> None:
     if kwargs.get("raw"):
         return
-    saved = kwargs.get("update_fields")
-    if saved and not any(
-        field.attname in {sender._meta.get_field(name).attname for name in saved}
-        for source in _sources_of(sender)
-        for field in source.fields
-    ):
+    saved = {getattr(sender._meta.get_field(name), "attname", name) for name in kwargs.get("update_fields") or ()}
+    if saved and not any(field.attname in saved for source in _sources_of(sender) for field in source.fields):
         return  # only counters or stamps the history does not copy
     _sealed_after(sender, instance, "insert" if created else "update")
 
@@ -294,36 +303,53 @@ def config_signals_connect(sources: Iterable[ConfigSource]) -> None:
 # --- The books' check ------------------------------------------------------------------------------------------
 
 
-def _recorded(casino: Casino, source: ConfigSource) -> dict[str, str]:
-    """Each object's last recorded state: its last sealed change, or a newer copy not sealed yet."""
-    last: dict[str, str] = {}
-    for object_id, after in (
-        source.journal._default_manager.filter(casino=casino, object_type=source.object_type)
+def _recorded(casino: Casino, source: ConfigSource) -> dict[str, tuple[str, str]]:
+    """Each object's last recorded state and action: its last sealed change, or a later copy not sealed yet."""
+    last: dict[str, tuple[str, str, int]] = {}
+    for object_id, after, action, event in (
+        source.journal._default_manager.filter(casino=casino, source=source.label)
         .order_by("chain_sequence")
-        .values_list("object_id", "after")
+        .values_list("object_id", "after", "action", "source_event")
     ):
-        last[object_id] = after
+        last[object_id] = (after, action, event)
     sealed = source.journal._default_manager.filter(source=source.label, source_event=OuterRef("pgh_id"), casino=casino)
     copies: Iterable[Any] = source.event_model._default_manager.filter(~Exists(sealed)).order_by("pgh_id")
     for copy in copies:
-        last[str(copy.pgh_obj_id)] = snapshot(source, _copy_values(copy, source))
-    return last
+        object_id = str(copy.pgh_obj_id)
+        if object_id not in last or copy.pgh_id > last[object_id][2]:  # only a later copy says more
+            last[object_id] = (snapshot(source, _copy_values(copy, source)), copy.pgh_label, copy.pgh_id)
+    return {object_id: (after, action) for object_id, (after, action, _event) in last.items()}
+
+
+def _gone(source: ConfigSource, recorded: dict[str, tuple[str, str]], present: set[str]) -> list[str]:
+    """The objects recorded last as alive that are nowhere now (not in this casino, nor moved to another)."""
+    missing = [oid for oid, (_after, action) in recorded.items() if action != "delete" and oid not in present]
+    elsewhere = {str(pk) for pk in source.tracked._default_manager.filter(pk__in=missing).values_list("pk", flat=True)}
+    return sorted((oid for oid in missing if oid not in elsewhere), key=lambda oid: (len(oid), oid))
 
 
 def config_check(casino: Casino) -> list[Finding]:
-    """Every tracked row of the casino is as its history last recorded it (a change with the triggers off is not)."""
+    """Every tracked row of the casino is as its history last recorded it, and every row the history last
+    recorded alive is still there (a change or a delete with the triggers off is neither)."""
     findings = []
     for source in config_sources():
         recorded = _recorded(casino, source)
         names = [field.attname for field in source.fields]
+        present = set()
+        where = f"{source.journal.journal} {source.object_type}"
         for values in source.rows(casino).values("pk", *names):
             object_id = str(values.pop("pk"))
-            if recorded.get(object_id) != snapshot(source, values):
+            present.add(object_id)
+            if recorded.get(object_id, ("", ""))[0] != snapshot(source, values):
                 findings.append(
                     Finding(
                         casino.code,
-                        f"{source.journal.journal} {source.object_type} {object_id}",
+                        f"{where} {object_id}",
                         "the row is not as its history last recorded it (changed with the triggers off)",
                     )
                 )
+        findings.extend(
+            Finding(casino.code, f"{where} {object_id}", "it is gone, its history never deleted it (deleted unseen)")
+            for object_id in _gone(source, recorded, present)
+        )
     return findings

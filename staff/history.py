@@ -3,11 +3,13 @@
 from typing import Any
 
 from django.contrib.auth.models import Group, Permission
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from machines.history import ConfigSource
 from machines.models import Casino
 from staff.models import (
+    RolePermissionEvent,
+    RolePermissionLink,
     SecondFactorDevice,
     SecondFactorEvent,
     StaffAccount,
@@ -36,12 +38,26 @@ def _casinos_of_users(user_field: str) -> Any:
     return casinos
 
 
+def _name(model: Any, pk: int, field: str) -> str:
+    """What a copy names, by its name; by its id when it is gone (a role deleted since)."""
+    return str(model.objects.filter(pk=pk).values_list(field, flat=True).first() or f"#{pk}")
+
+
 def _username(user_id: int) -> str:
-    return StaffAccount.objects.filter(pk=user_id).values_list("username", flat=True).first() or f"#{user_id}"
+    return _name(StaffAccount, user_id, "username")
+
+
+def _first(casino: Casino) -> bool:
+    return casino.pk == Casino.objects.order_by("pk").values_list("pk", flat=True).first()
 
 
 def _users_of(casino: Casino) -> QuerySet[Any]:
-    return StaffAssignment.objects.filter(casino=casino).values("user_id")
+    """The accounts a casino's check compares: its staff's, and the first casino's check those of no casino (a
+    Django administrator's account, a superuser inserted by SQL)."""
+    accounts = StaffAccount.objects.filter(assignment__casino=casino)
+    if _first(casino):
+        accounts = StaffAccount.objects.filter(Q(assignment__casino=casino) | Q(assignment__isnull=True))
+    return accounts.values("pk")
 
 
 STAFF_SOURCES = (
@@ -55,24 +71,31 @@ STAFF_SOURCES = (
         UserRoleEvent,
         _casinos_of_users("user_id"),
         lambda casino: StaffRoleLink.objects.filter(user_id__in=_users_of(casino)),
-        lambda copy: f"{_username(copy.user_id)}: {Group.objects.get(pk=copy.group_id).name}",
+        lambda copy: f"{_username(copy.user_id)}: {_name(Group, copy.group_id, 'name')}",
     ),
     ConfigSource(
         UserPermissionEvent,
         _casinos_of_users("user_id"),
         lambda casino: StaffPermissionLink.objects.filter(user_id__in=_users_of(casino)),
-        lambda copy: f"{_username(copy.user_id)}: {Permission.objects.get(pk=copy.permission_id).codename}",
+        lambda copy: f"{_username(copy.user_id)}: {_name(Permission, copy.permission_id, 'codename')}",
     ),
     ConfigSource(
         StaffAssignmentEvent,
         lambda copies: {copy.pk: [copy.casino_id] for copy in copies},
         lambda casino: StaffAssignment.objects.filter(casino=casino),
-        lambda copy: f"{_username(copy.user_id)}: {Casino.objects.get(pk=copy.casino_id).code}",
+        lambda copy: f"{_username(copy.user_id)}: {_name(Casino, copy.casino_id, 'code')}",
     ),
     ConfigSource(
         SecondFactorEvent,
         _casinos_of_users("user_id"),
         lambda casino: SecondFactorDevice.objects.filter(user_id__in=_users_of(casino)),
         lambda copy: f"{_username(copy.user_id)}: {copy.name}",
+    ),
+    ConfigSource(
+        RolePermissionEvent,
+        lambda copies: {copy.pk: list(Casino.objects.order_by("pk").values_list("pk", flat=True)) for copy in copies},
+        # The roles are every casino's: the first casino's check compares them.
+        lambda casino: RolePermissionLink.objects.all() if _first(casino) else RolePermissionLink.objects.none(),
+        lambda copy: f"{_name(Group, copy.group_id, 'name')}: {_name(Permission, copy.permission_id, 'codename')}",
     ),
 )

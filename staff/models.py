@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -116,6 +117,14 @@ class StaffPermissionLink(_User.user_permissions.through):  # type: ignore[name-
         verbose_name = _("staff permission")
 
 
+class RolePermissionLink(Group.permissions.through):  # type: ignore[name-defined]
+    """What a role may do (staff.roles gives it at every migrate): a permission given to a role by SQL is seen."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("role permission")
+
+
 class SecondFactorDevice(TOTPDevice):
     class Meta:
         proxy = True
@@ -126,4 +135,5 @@ UserEvent = tracked(StaffAccount, "UserEvent", exclude=("password", "last_login"
 UserRoleEvent = tracked(StaffRoleLink, "UserRoleEvent")
 UserPermissionEvent = tracked(StaffPermissionLink, "UserPermissionEvent")
 StaffAssignmentEvent = tracked(StaffAssignment, "StaffAssignmentEvent")
+RolePermissionEvent = tracked(RolePermissionLink, "RolePermissionEvent")
 SecondFactorEvent = tracked(SecondFactorDevice, "SecondFactorEvent", fields=("id", "user", "name", "confirmed"))

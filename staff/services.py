@@ -132,8 +132,9 @@ def staff_member_create(*, username: str, password: str, role: str, casino: Casi
         if User.objects.filter(username=username).exists():
             raise StaffError("taken", _("A user named %(username)s already exists.") % {"username": username})
         user = User.objects.create_user(username, password=password)
-        user.groups.add(Group.objects.get(name=role))
+        # The casino before the role: the role's history then goes into that casino's chain alone.
         StaffAssignment.objects.create(user=user, casino=casino)
+        user.groups.add(Group.objects.get(name=role))
         if language:
             StaffPreference.objects.create(user=user, language=language)
     logger.info("staff member created: user %s, role %s, casino %s", user.pk, role, casino.code)

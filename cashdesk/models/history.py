@@ -38,7 +38,10 @@ class TrackedPlace(Place):
 
 # A desk's receipt and ticket counters move with its work; its name, kind and cash limits are configuration.
 PlaceEvent = tracked(TrackedPlace, "PlaceEvent", exclude=("last_receipt_number", "last_ticket_sequence"))
-# A receipt's count of wrong check codes and its lock move with each attempt (CheckCodeFailure keeps them).
-MachineReceiptEvent = tracked(MachineReceipt, "MachineReceiptEvent", exclude=("wrong_codes", "code_locked_at"))
+# A receipt's count of wrong check codes and its lock move with each attempt (CheckCodeFailure keeps them). Its
+# check code, the secret printed on it, is not copied into a history kept for ever.
+MachineReceiptEvent = tracked(
+    MachineReceipt, "MachineReceiptEvent", exclude=("wrong_codes", "code_locked_at", "check_code")
+)
 TransferEvent = tracked(Transfer, "TransferEvent")
 TransferLineEvent = tracked(TransferLine, "TransferLineEvent")

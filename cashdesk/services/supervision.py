@@ -23,7 +23,7 @@ from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transa
 from cashdesk.services.once import REVERSAL, TRANSFER
 from casino_office.money import CENT, format_money
 from casino_office.vocabulary import REVERSIBLE_KINDS
-from machines.history import changed_sealed
+from machines.history import changed_sealed, created_sealed
 from machines.models import Place
 from tickets import desk as ticket_rules
 from tickets.exceptions import TicketError
@@ -103,9 +103,10 @@ def _ask_transfer(
         requested_at=timezone.now(),
         operation_key=key or None,
     )
-    TransferLine.objects.bulk_create(
+    created = TransferLine.objects.bulk_create(
         TransferLine(transfer=transfer, item=line.item, count=line.count, amount=line.amount) for line in lines
     )
+    created_sealed(TransferLine, created)
     return transfer
 
 

@@ -83,3 +83,25 @@ def test_a_recorded_change_rewritten_is_named(paid_receipt, casino):
     last = changes_of(paid_receipt)[-1]
     tamper("UPDATE cashdesk_instrumentchange SET after = replace(after, '87.00', '8.70') WHERE id = %s", [last.pk])
     assert any("instruments record" in finding for finding in findings(casino)), findings(casino)
+
+
+def test_a_receipt_deleted_behind_the_triggers_is_named(machine, floor, casino):
+    receipt = services.machine_receipt_record(machine=machine, amount=Decimal("40.00"), reason="jam", user=floor)
+    tamper("DELETE FROM cashdesk_machinereceipt WHERE id = %s", [receipt.pk])
+    assert (
+        f"{casino.code}: instruments cashdesk.machinereceipt {receipt.pk}: it is gone, its history never deleted "
+        "it (deleted unseen)" in findings(casino)
+    )
+
+
+def test_a_desks_transfer_lines_are_sealed_by_the_request_and_a_line_deleted_unseen_is_named(shift, cashier, casino):
+    fill = services.transfer_request(shift=shift, user=cashier, direction="fill", amount=Decimal("300.00"))
+    line = fill.lines.get()
+    (sealed,) = changes_of(line)
+    assert (sealed.action, sealed.changed_via) == ("insert", "application")  # not left to the anchoring
+    tamper("DELETE FROM cashdesk_transferline WHERE id = %s", [line.pk])
+    assert any(f"cashdesk.transferline {line.pk}: it is gone" in finding for finding in findings(casino))
+
+
+def test_the_check_code_is_not_copied_into_the_history(paid_receipt):
+    assert all("check_code" not in change.after for change in changes_of(paid_receipt))

@@ -46,6 +46,7 @@ def test_a_setting_changed_in_the_application_is_recorded_with_who_before_and_af
 
 
 def test_the_machines_own_stamps_and_counters_are_not_configuration(casino, machine):
+    config_seal()  # what the migration's roles left for the anchoring
     before = ConfigChange.objects.count()
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM machines_machineevent")
@@ -137,3 +138,45 @@ def test_the_middleware_names_the_logged_in_user_and_the_page(casino):
     ConfigActorMiddleware(view)(request)
     last = changes_of(casino, "machines.casino")[-1]
     assert (last.changed_by, last.changed_via) == (boss, "web POST /admin/machines/casino/1/change/")
+
+
+def test_a_role_taken_away_in_sql_with_the_triggers_off_is_named(casino):
+    user = User.objects.create_user("jonas")
+    StaffAssignment.objects.create(user=user, casino=casino)
+    user.groups.add(Group.objects.get(name="cashier"))
+    tamper("DELETE FROM auth_user_groups WHERE user_id = %s", [user.pk])
+    assert any("config auth.user_groups" in finding and "it is gone" in finding for finding in findings(casino))
+
+
+def test_a_superuser_inserted_in_sql_with_the_triggers_off_is_named(casino):
+    tamper(
+        "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email, is_staff, is_active, "
+        "date_joined) VALUES ('x', true, 'intruder', '', '', '', true, true, now())"
+    )
+    intruder = User.objects.get(username="intruder")
+    assert (
+        f"{casino.code}: config auth.user {intruder.pk}: the row is not as its history last recorded it "
+        "(changed with the triggers off)" in findings(casino)
+    )
+
+
+def test_a_permission_given_to_a_role_in_sql_is_named(casino):
+    from django.contrib.auth.models import Permission
+
+    cashier = Group.objects.get(name="cashier")
+    permission = Permission.objects.get(codename="view_personal_data")
+    tamper("INSERT INTO auth_group_permissions (group_id, permission_id) VALUES (%s, %s)", [cashier.pk, permission.pk])
+    assert any("config auth.group_permissions" in finding for finding in findings(casino))
+
+
+def test_a_copy_that_cannot_be_placed_does_not_stop_the_anchors(casino, tmp_path, monkeypatch):
+    from machines import anchors, history
+
+    def broken(*args, **kwargs):
+        raise KeyError("a copy whose parent is gone")
+
+    monkeypatch.setattr(history, "config_seal", broken)
+    monkeypatch.setattr(anchors, "config_seal", broken)
+    written, refused = anchors.books_anchor_all(directory=tmp_path)
+    assert len(written) == 1
+    assert refused == ["history copies not sealed: KeyError"]

@@ -84,3 +84,12 @@ def test_a_period_that_ends_before_it_starts_is_a_form_error(changed, casino):
     page = client_for(changed, casino).get("/changes/", {"start": "2026-12-05", "end": "2026-12-01"})
     assert page.status_code == 400
     assert "The period ends before it starts." in page.content.decode()
+
+
+def test_a_value_that_reads_as_a_formula_is_quoted_in_the_csv(changed, casino):
+    with acting_as(changed.pk, "web POST /admin/machines/machine/"):
+        MachineFactory(casino=casino, asset_number="9090", area='=HYPERLINK("http://x")')
+    response = client_for(changed, casino).get("/changes/", {"object": "9090", "format": "csv"})
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    (area,) = [row for row in rows[1:] if row[7] == "area"]
+    assert area[9] == '\'=HYPERLINK("http://x")'
