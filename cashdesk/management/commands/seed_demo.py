@@ -136,8 +136,9 @@ class Command(BaseCommand):
                     user = user_model.objects.filter(username=name).first()
                     if user is None:
                         user = user_model.objects.create_user(name, password=DEMO_STAFF_PASSWORD)
-                        user.groups.add(Group.objects.get(name=role))
+                        # The casino before the role: the role's history goes into that casino's chain alone.
                         StaffAssignment.objects.create(user=user, casino=casino)
+                        user.groups.add(Group.objects.get(name=role))
                 self._stock_kiosks(casino)
         staff = ", ".join(f"{username}-tor ({role})" for username, role in DEMO_STAFF)
         self.stdout.write(
