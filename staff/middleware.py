@@ -102,6 +102,8 @@ class ConfigActorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith("/api/"):  # machines' keys, not sessions: no user to read (nor its cost)
+            return self.get_response(request)
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:
             return self.get_response(request)
