@@ -12,6 +12,7 @@ Only the hot path uses this; everything else stays on the ORM.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
@@ -74,12 +75,25 @@ def build(model: type[M], row: Sequence[Any]) -> M:
     return model.from_db(connection.alias, _attnames(model), values)
 
 
-def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool = False, related: str = "") -> M | None:
-    """The first row of `model` (aliased t) matching `where`, row-locked with `lock` where the database can.
+@dataclass(frozen=True)
+class Beside:
+    """Another row to read and row-lock in the statement that selects or inserts a model's row (PostgreSQL only).
 
-    `related` names a foreign key to read in the same statement (aliased r), as select_related() would.
-    `where` is this module's callers' own text with %s for every value, never input.
+    `where` finds it in `table` (aliased b): with a select it may name the row selected (aliased t); its values
+    are `params`. The row is locked only once the main row is (selected and locked, or inserted), so a statement
+    waiting for a contested row holds nothing beside it.
     """
+
+    table: str
+    columns: tuple[str, ...]
+    where: str
+    params: tuple[Any, ...]
+
+    def selected(self) -> str:
+        return ", ".join(f'b."{column}"' for column in self.columns)
+
+
+def _select_sql(model: type[models.Model], where: str, lock: bool, related: str) -> str:
     meta = model._meta
     selected = columns(model, "t")
     join = ""
@@ -89,15 +103,46 @@ def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool 
         selected += ", " + columns(other, "r")
         join = f' JOIN "{other._meta.db_table}" r ON r."{other._meta.pk.column}" = t."{key.column}"'  # type: ignore[union-attr]
     suffix = " FOR UPDATE OF t" if lock and connection.features.has_select_for_update else ""
-    with cursor() as c:
-        c.execute(f'SELECT {selected} FROM "{meta.db_table}" t{join} WHERE {where}{suffix}', params)  # noqa: S608 - identifiers from the models
-        row = c.fetchone()
-    if row is None:
-        return None
+    return f'SELECT {selected} FROM "{meta.db_table}" t{join} WHERE {where}{suffix}'  # noqa: S608 - identifiers from the models
+
+
+def _built(model: type[M], row: Sequence[Any], related: str) -> M:
     instance = build(model, row)
     if related:
-        meta.get_field(related).set_cached_value(instance, build(other, row[width(model) :]))  # type: ignore[union-attr,arg-type]
+        key = model._meta.get_field(related)
+        key.set_cached_value(instance, build(key.related_model, row[width(model) :]))  # type: ignore[union-attr,arg-type]
     return instance
+
+
+def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool = False, related: str = "") -> M | None:
+    """The first row of `model` (aliased t) matching `where`, row-locked with `lock` where the database can.
+
+    `related` names a foreign key to read in the same statement (aliased r), as select_related() would.
+    `where` is this module's callers' own text with %s for every value, never input.
+    """
+    with cursor() as c:
+        c.execute(_select_sql(model, where, lock, related), params)
+        row = c.fetchone()
+    return None if row is None else _built(model, row, related)
+
+
+def select_one_locked_beside(
+    model: type[M], where: str, params: Sequence[Any], beside: Beside
+) -> tuple[M | None, tuple[Any, ...] | None]:
+    """`select_one(..., lock=True)`, and on PostgreSQL `beside`'s row locked once the row is: both in one
+    statement. The row, and beside's values (None where the database cannot, or where no such row is)."""
+    if connection.vendor != "postgresql":
+        return select_one(model, where, params, lock=True), None
+    sql = (
+        f"WITH t AS ({_select_sql(model, where, True, '')}) SELECT t.*, {beside.selected()} FROM t "  # noqa: S608 - the callers' own text
+        f'JOIN "{beside.table}" b ON {beside.where} FOR UPDATE OF b'
+    )
+    with cursor() as c:
+        c.execute(sql, [*params, *beside.params])
+        row = c.fetchone()
+    if row is None:  # no such row, or none beside it: the row alone (locked already if it is there)
+        return select_one(model, where, params, lock=True), None
+    return _built(model, row, ""), tuple(row[width(model) :])
 
 
 def _update_sql(instance: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
@@ -127,6 +172,30 @@ def _inserted(instance: models.Model, row: Sequence[Any] | None) -> bool:
     instance._state.adding = False
     instance._state.db = connection.alias
     return True
+
+
+def insert_locking_beside(
+    instance: models.Model, *, on_conflict: str, beside: Beside
+) -> tuple[bool, tuple[Any, ...] | None]:
+    """`insert(instance, on_conflict=...)`, and on PostgreSQL `beside`'s row locked and read in the same statement
+    once the row is inserted (not when nothing is). Whether it was inserted, and beside's values (None where
+    the database cannot, or where no such row is)."""
+    sql, params = _insert_sql(instance, on_conflict)
+    if connection.vendor != "postgresql":
+        with cursor() as c:
+            c.execute(sql, params)
+            return _inserted(instance, c.fetchone()), None
+    pk = instance._meta.pk.column
+    locked = f'SELECT {beside.selected()} FROM "{beside.table}" b WHERE {beside.where} FOR UPDATE'  # noqa: S608 - identifiers from the callers' code
+    sql = f'WITH ins AS ({sql}), b AS ({locked}) SELECT ins."{pk}", b.* FROM ins LEFT JOIN b ON true'  # noqa: S608
+    with cursor() as c:
+        c.execute(sql, [*params, *beside.params])
+        row = c.fetchone()
+    if not _inserted(instance, row):
+        return False, None
+    assert row is not None
+    values = tuple(row[1:])
+    return True, None if values[0] is None else values
 
 
 def update(instance: models.Model, names: Sequence[str]) -> None:

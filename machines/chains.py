@@ -5,8 +5,10 @@ text of: the journal's name, the casino, the record's place in the chain,
 the previous record's MAC, the key's id and the fields the journal covers
 (machines.models.chains.Chained). Appending takes the chain head's row lock
 in the statement that moves it on (one round trip, in the transaction that
-writes the record), so a chain is appended one record at a time and the
-lock is held only until that transaction commits.
+writes the record), or on the machine API's path in the statement that locks
+the ticket or inserts it (`head_beside`: no round trip of its own); so a
+chain is appended one record at a time and the lock is held only until that
+transaction commits. The record's statement moves the head on to it.
 
 A transaction that appends to several journals takes their heads in one
 order: a person's version first (`persons`: the person is identified before
@@ -49,7 +51,7 @@ _CREATE_SQL = (
     'ON CONFLICT ("casino_id", "journal") DO UPDATE SET "sequence" = "machines_chainhead"."sequence" + EXCLUDED.'
     '"sequence" RETURNING "id", "sequence", "mac"'
 )
-_HEAD_MAC_SQL = 'UPDATE "machines_chainhead" SET "mac" = %s WHERE "id" = %s'
+_HEAD_MAC_SQL = 'UPDATE "machines_chainhead" SET "sequence" = %s, "mac" = %s WHERE "id" = %s'
 
 
 def journals() -> list[type[Chained]]:
@@ -205,6 +207,41 @@ def link_mac(link: Link, content: dict[str, Any]) -> str:
     return chain_keys.chain_mac(link.key_id, link_message(link, content))
 
 
+@dataclass(frozen=True)
+class LockedHead:
+    """A chain's head as read under its row lock, earlier in the transaction that appends to it."""
+
+    id: int
+    sequence: int
+    mac: str
+
+
+_LOCKED_HEAD = "_locked_chain_head"
+
+
+def head_beside(journal: str, casino: str = 't."casino_id"', *params: Any) -> rawsql.Beside:
+    """The casino's head of `journal`, to lock and read in the statement that locks (or inserts) the row the next
+    record is about: `casino` is the SQL that names the casino (the selected row's column, or %s with `params`).
+    That spares the append its own round trip (`_advance`). The head is then locked from that statement on:
+    use it only where no head that comes before it in the module's order is locked between that statement
+    and the append (a kiosk's payout, which posts its cash transaction first, does not use it)."""
+    where = f'b."casino_id" = {casino} AND b."journal" = %s'
+    return rawsql.Beside("machines_chainhead", ("id", "sequence", "mac"), where, (*params, journal))
+
+
+def head_attach(instance: models.Model, values: tuple[Any, ...] | None) -> None:
+    """Keep the head read beside `instance` (`head_beside`'s values) for the next record about it (`head_take`)."""
+    if values is not None:
+        head_id, sequence, mac = values
+        setattr(instance, _LOCKED_HEAD, LockedHead(int(head_id), int(sequence), str(mac)))
+
+
+def head_take(instance: models.Model) -> LockedHead | None:
+    """The head attached to `instance`, once: a second record in the transaction reads the head again."""
+    head: LockedHead | None = instance.__dict__.pop(_LOCKED_HEAD, None)
+    return head
+
+
 def _advance(casino_id: int, journal: str, count: int) -> tuple[int, int, str]:
     with rawsql.cursor() as cursor:
         cursor.execute(_ADVANCE_SQL, [count, casino_id, journal])
@@ -217,18 +254,25 @@ def _advance(casino_id: int, journal: str, count: int) -> tuple[int, int, str]:
 
 
 def chain_records(
-    records: Sequence[Chained], *, casino_id: int, children: Sequence[dict[str, Sequence[models.Model]]] = ()
+    records: Sequence[Chained],
+    *,
+    casino_id: int,
+    children: Sequence[dict[str, Sequence[models.Model]]] = (),
+    head: LockedHead | None = None,
 ) -> str:
     """Give the records (of one journal, not yet saved) their places and MACs in the casino's chain.
 
     Call inside the transaction that inserts them, just before the insert: the chain's head stays locked
-    until it commits. Then move the head's MAC on to the last record's in that transaction too
-    (`chain_head_save`, or `chain_head_update`'s statement sent with the insert). A journal with children gets
-    them per record (`children[i]` for `records[i]`): they are part of what the MAC covers. Returns the last
-    record's MAC.
+    until it commits. Then move the head on to the last record in that transaction too (`chain_head_save`, or
+    `chain_head_update`'s statement sent with the insert). `head` is the head as this transaction locked it
+    already (`head_take`); without it, a statement locks and moves it. A journal with children gets them per
+    record (`children[i]` for `records[i]`): they are part of what the MAC covers. Returns the last record's MAC.
     """
     model = type(records[0])
-    head_id, last, previous = _advance(casino_id, model.journal, len(records))
+    if head is None:
+        head_id, last, previous = _advance(casino_id, model.journal, len(records))
+    else:
+        head_id, last, previous = head.id, head.sequence + len(records), head.mac
     key_id = chain_keys.signing_key_id()
     for offset, record in enumerate(records):
         link = Link(model.journal, casino_id, last - len(records) + 1 + offset, previous, key_id)
@@ -242,7 +286,7 @@ def chain_records(
 
 def chain_head_update(record: Chained) -> tuple[str, list[Any]]:
     """The statement that records `record` (the last one chained) as its chain's head."""
-    return _HEAD_MAC_SQL, [record.chain_mac, record.chain_id]
+    return _HEAD_MAC_SQL, [record.chain_sequence, record.chain_mac, record.chain_id]
 
 
 def chain_head_save(record: Chained) -> None:

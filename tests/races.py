@@ -43,7 +43,11 @@ def _waiting(watcher: psycopg.Connection, pid: int | None) -> bool:
 
 
 def race(
-    calls: list[Callable[[], Any]], *, gate: tuple[str, list[Any]] | None = None, ordered: bool = False
+    calls: list[Callable[[], Any]],
+    *,
+    gate: tuple[str, list[Any]] | None = None,
+    ordered: bool = False,
+    while_waiting: Callable[[psycopg.Connection], None] | None = None,
 ) -> list[Any]:
     """Run `calls` at once, one thread and connection each; returns each call's result or exception.
 
@@ -52,6 +56,8 @@ def race(
     ordered (with a gate): each call starts only once the ones before it wait,
     so they get the lock in the given order and the outcome is the one the
     caller chose (a state machine's replayed step needs the same outcome).
+    while_waiting (with a gate): called with a connection of its own (autocommit) while every call waits on
+    the gate, before it opens: to prove what a waiting call does not hold.
     """
     assert gate is not None or not ordered, "an ordered race needs a gate"
     barrier = threading.Barrier(1 if ordered else len(calls) + 1)
@@ -92,6 +98,8 @@ def race(
                 finished = [i for i, t in enumerate(threads) if not t.is_alive()]
                 assert not finished, f"calls {finished} finished without waiting on the gate: {results}"
                 assert time.monotonic() < deadline, "the contenders never all waited on the gate's lock"
+            if while_waiting is not None:
+                while_waiting(watcher)
             holder.commit()
         for thread in threads:
             thread.join(timeout=WAIT_LIMIT_SECONDS)

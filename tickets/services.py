@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from casino_office import rawsql
 from casino_office.money import MILL, cash_payout, format_amount
-from machines.chains import chain_and_bulk_create, chain_head_update, chain_records
+from machines.chains import chain_and_bulk_create, chain_head_update, chain_records, head_attach, head_beside, head_take
 from machines.models import Casino, Machine
 from tickets import selectors
 from tickets.exceptions import TicketNotFound, TicketRefused
@@ -92,7 +92,7 @@ def record_ticket_event(
         details=details or {},
         created_at=at,
     )
-    chain_records([event], casino_id=ticket.casino_id)
+    chain_records([event], casino_id=ticket.casino_id, head=head_take(ticket))
     head = chain_head_update(event)
     if changed:
         rawsql.update_and_insert(ticket, changed, event, also=head)
@@ -102,10 +102,18 @@ def record_ticket_event(
 
 
 def _lock_machine_ticket(*, machine: Machine, validation_number: str) -> Ticket | None:
-    """The ticket of the machine's casino, row-locked; a ticket of another casino reads as not found (None)."""
-    return rawsql.select_one(
-        Ticket, 't."casino_id" = %s AND t."validation_number" = %s', [machine.casino_id, validation_number], lock=True
-    )
+    """The ticket of the machine's casino, row-locked; a ticket of another casino reads as not found (None).
+
+    With it, in the same statement, its casino's ticket_events head, for its event (machines.chains.head_beside);
+    not for a kiosk, whose payout and sale post their cash transaction before the event (the chains' lock order).
+    """
+    where, params = 't."casino_id" = %s AND t."validation_number" = %s', [machine.casino_id, validation_number]
+    if machine.is_kiosk:
+        return rawsql.select_one(Ticket, where, params, lock=True)
+    ticket, head = rawsql.select_one_locked_beside(Ticket, where, params, head_beside(TicketEvent.journal))
+    if ticket is not None:
+        head_attach(ticket, head)
+    return ticket
 
 
 # Transitions run inside the API's request transaction; they need no savepoint
@@ -176,6 +184,7 @@ def ticket_issue(*, machine: Machine, amount: Decimal, ticket_type: str, request
         # sequence numbers have no gaps and no duplicates.
         sequence = machine_next_sequence(machine_id=machine.pk)
         ticket = create_ticket_with_fresh_number(
+            head=True,
             casino=casino,
             issuing_machine=machine,
             sequence=sequence,
@@ -246,7 +255,10 @@ def claim_number(number: str) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_NUMBER_LOCK_CLASS, number])
 
 
-def create_ticket_with_fresh_number(**fields: Any) -> Ticket:
+def create_ticket_with_fresh_number(*, head: bool = False, **fields: Any) -> Ticket:
+    """A new ticket with a number no ticket or reservation has. With `head`, its casino's ticket_events head is
+    locked and read in the insert's statement, for the ticket's first event (machines.chains.head_beside): only
+    where no cash transaction is posted before that event (a desk's sale posts one)."""
     for _ in range(_NUMBER_ATTEMPTS):
         number = generate_validation_number()
         claim_number(number)
@@ -257,7 +269,14 @@ def create_ticket_with_fresh_number(**fields: Any) -> Ticket:
         ticket = Ticket(validation_number=number, **fields)
         # 10^17 numbers make a collision rare, not impossible: a number already a ticket inserts nothing and is
         # drawn again. Any other integrity error is a bug and must surface.
-        if rawsql.insert(ticket, on_conflict="validation_number"):
+        if not head:
+            if rawsql.insert(ticket, on_conflict="validation_number"):
+                return ticket
+            continue
+        beside = head_beside(TicketEvent.journal, "%s", ticket.casino_id)
+        inserted, values = rawsql.insert_locking_beside(ticket, on_conflict="validation_number", beside=beside)
+        if inserted:
+            head_attach(ticket, values)
             return ticket
     raise RuntimeError("could not draw an unused validation number")
 

@@ -105,3 +105,28 @@ def test_concurrent_issues_from_one_machine_get_distinct_sequences(casino):
 
     assert {r.status_code for r in responses} == {201}
     assert sorted(r.json()["print"]["sequence"] for r in responses) == list(range(1, THREADS + 1))
+
+
+def test_a_machine_waiting_on_a_ticket_holds_no_chain_head(casino):
+    """The machine's lock of a ticket also locks its casino's ticket_events head (issue 23: one round trip less),
+    but only once it has the ticket: a desk holding the ticket and waiting for that head would otherwise deadlock
+    with it, and every machine of the casino would queue behind one contested ticket."""
+    number = MachineClient(MachineFactory(casino=casino)).issued_ticket("20.00")
+    player = MachineClient(MachineFactory(casino=casino))
+    free = []
+
+    def head_is_free(watcher) -> None:
+        with watcher.transaction():
+            free.extend(
+                watcher.execute(
+                    "SELECT id FROM machines_chainhead WHERE casino_id = %s AND journal = 'ticket_events' "
+                    "FOR UPDATE NOWAIT",
+                    [casino.pk],
+                ).fetchall()
+            )
+
+    (response,) = race([lambda: player.authorize(number)], gate=ticket_gate(number), while_waiting=head_is_free)
+
+    assert len(free) == 1
+    assert response.status_code == 200
+    assert Ticket.objects.get(validation_number=number).holder_machine == player.machine
