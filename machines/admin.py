@@ -1,10 +1,23 @@
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from machines.models import Casino, Game, Machine, MeterReading, MeterReconciliation, Place
-from machines.services import machine_key_rotate
+from machines.models import (
+    Casino,
+    Game,
+    GamingTable,
+    Machine,
+    MeterReading,
+    MeterReconciliation,
+    Place,
+    TableLimit,
+    TableLimitOrder,
+)
+from machines.services import machine_key_rotate, table_create
 
 
 @admin.register(Casino)
@@ -91,3 +104,51 @@ class MeterReconciliationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+@admin.register(GamingTable)
+class GamingTableAdmin(admin.ModelAdmin):
+    """Tables are made with their chip tray and drop box (machines.services.table_create)."""
+
+    list_display = ["number", "game", "casino", "area", "is_open"]
+    list_filter = ["casino", "game", "is_open"]
+    search_fields = ["number", "area"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: GamingTable | None = None) -> list[str]:
+        # A table's places in the books are made for its casino: it never moves to another.
+        return ["casino"] if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: GamingTable, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        made = table_create(casino=obj.casino, number=obj.number, game=obj.game, area=obj.area)
+        obj.pk = made.pk
+        obj._state.adding = False
+
+
+class TableLimitInline(admin.TabularInline):
+    model = TableLimit
+    extra = 3
+    fields = ["table", "game", "minimum", "maximum", "step"]
+
+
+@admin.register(TableLimitOrder)
+class TableLimitOrderAdmin(admin.ModelAdmin):
+    """The general director's orders of table limits: recorded, never changed (a new order supersedes)."""
+
+    list_display = ["number", "casino", "signed_on", "effective_from", "recorded_by", "recorded_at"]
+    list_filter = ["casino"]
+    inlines = [TableLimitInline]
+    fields = ["casino", "number", "signed_on", "effective_from"]
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: TableLimitOrder, form: Any, change: bool) -> None:
+        obj.recorded_by = request.user  # type: ignore[assignment]
+        obj.recorded_at = timezone.now()
+        super().save_model(request, obj, form, change)

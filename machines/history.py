@@ -29,7 +29,19 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from casino_office.ports import Port
 from machines.chains import Finding, canonical_value, chain_and_bulk_create
-from machines.models import Casino, CasinoEvent, ConfigChange, MachineEvent, RecordedChange
+from machines.models import (
+    Casino,
+    CasinoEvent,
+    ConfigChange,
+    GamingTable,
+    GamingTableEvent,
+    MachineEvent,
+    RecordedChange,
+    TableLimit,
+    TableLimitEvent,
+    TableLimitOrder,
+    TableLimitOrderEvent,
+)
 
 # Who is changing the configuration, and how ("web <path>", "command <name>"): set by the staff's middleware for
 # a request and by the commands that change configuration.
@@ -99,6 +111,13 @@ def _by_field(name: str) -> Callable[[list[Any]], dict[int, list[int]]]:
     return lambda copies: {copy.pk: [getattr(copy, name)] for copy in copies}
 
 
+def _casinos_of_orders(copies: list[Any]) -> dict[int, list[int]]:
+    """A limit's casino is its order's (orders are append-only: never gone)."""
+    named = {copy.order_id for copy in copies}
+    orders = dict(TableLimitOrder.objects.filter(pk__in=named).values_list("pk", "casino_id"))
+    return {copy.pk: [orders[copy.order_id]] for copy in copies}
+
+
 MACHINE_SOURCES = (
     ConfigSource(
         CasinoEvent,
@@ -111,6 +130,24 @@ MACHINE_SOURCES = (
         _by_field("casino_id"),
         lambda casino: casino.machines.all(),
         lambda copy: f"{copy.kind} {copy.asset_number}",
+    ),
+    ConfigSource(
+        GamingTableEvent,
+        _by_field("casino_id"),
+        lambda casino: GamingTable.objects.filter(casino=casino),
+        lambda copy: f"{copy.number} {copy.game}",
+    ),
+    ConfigSource(
+        TableLimitOrderEvent,
+        _by_field("casino_id"),
+        lambda casino: TableLimitOrder.objects.filter(casino=casino),
+        lambda copy: f"{copy.number} {copy.effective_from}",
+    ),
+    ConfigSource(
+        TableLimitEvent,
+        _casinos_of_orders,
+        lambda casino: TableLimit.objects.filter(order__casino=casino),
+        lambda copy: f"{copy.table_id or copy.game} {copy.minimum}-{copy.maximum}/{copy.step}",
     ),
 )
 

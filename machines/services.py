@@ -1,9 +1,15 @@
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from machines.history import changed_sealed
 from machines.keys import generate_key, hash_key
-from machines.models import Machine
+from machines.models import Casino, GamingTable, Machine, TableLimit, TableLimitOrder
 
 
 def machine_key_rotate(*, machine: Machine, key: str | None = None) -> str:
@@ -17,3 +23,38 @@ def machine_key_rotate(*, machine: Machine, key: str | None = None) -> str:
         changed_sealed(Machine, machine.pk)
     machine.refresh_from_db(fields=["api_key_hash", "api_key_rotated_at"])
     return new_key
+
+
+def table_create(*, casino: Casino, number: str, game: str, area: str = "") -> GamingTable:
+    """A gaming table of the casino. Its chip tray and drop box (places in the books) are not made yet: see
+    machines.models.tables."""
+    return GamingTable.objects.create(casino=casino, number=number, game=game, area=area)
+
+
+def table_limit_order_record(
+    *,
+    casino: Casino,
+    number: str,
+    signed_on: dt.date,
+    effective_from: dt.date,
+    lines: Sequence[dict[str, Any]],
+    user: Any,
+) -> TableLimitOrder:
+    """Record the general director's order of table limits with its lines (each: table or game, minimum, maximum,
+    step), all or nothing; the earlier orders stay as the limits' history."""
+    if not lines:
+        raise ValidationError(_("An order sets the limits of at least one table or game."))
+    with transaction.atomic():
+        order = TableLimitOrder.objects.create(
+            casino=casino,
+            number=number,
+            signed_on=signed_on,
+            effective_from=effective_from,
+            recorded_by=user,
+            recorded_at=timezone.now(),
+        )
+        for line in lines:
+            limit = TableLimit(order=order, **line)
+            limit.full_clean()
+            limit.save()
+    return order

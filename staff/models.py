@@ -34,6 +34,7 @@ class StaffAssignment(models.Model):
             ("view_reports", "See ticket and cash-desk reports (manager, supervisor)"),
             ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
             ("view_change_log", "See who changed the configuration, when, before and after (manager, compliance)"),
+            ("work_pit", "Work the gaming tables of a casino from the pit (pit supervisor, shift supervisor)"),
         ]
 
     def __str__(self) -> str:

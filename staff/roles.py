@@ -9,7 +9,11 @@ from django.contrib.auth.models import Group, Permission
 ROLES: dict[str, list[str]] = {
     "cashier": ["staff.operate_desk"],
     "floor_attendant": ["staff.record_receipt"],
+    # Works one casino's tables from the pit's touch terminal: names the croupiers, counts trays with them, asks
+    # for fills and credits and records buy-ins (issue 24). A shift supervisor may act as one.
+    "pit_supervisor": ["staff.work_pit"],
     "shift_supervisor": [
+        "staff.work_pit",
         "staff.supervise_desk",
         "staff.decide_hold",
         "staff.view_reports",

@@ -18,12 +18,16 @@ from machines.models.floor import (
 from machines.models.history import (
     CasinoEvent,
     ConfigChange,
+    GamingTableEvent,
     MachineEvent,
     RecordedChange,
+    TableLimitEvent,
+    TableLimitOrderEvent,
     recorded_change_meta,
     tracked,
 )
 from machines.models.places import Place
+from machines.models.tables import GamingTable, TableGame, TableLimit, TableLimitOrder, table_limit_on
 
 __all__ = [
     "AMOUNT_METERS",
@@ -40,14 +44,22 @@ __all__ = [
     "Chained",
     "ConfigChange",
     "Game",
+    "GamingTable",
+    "GamingTableEvent",
     "Machine",
     "MachineEvent",
     "MeterReading",
     "MeterReconciliation",
     "Place",
     "RecordedChange",
+    "TableGame",
+    "TableLimit",
+    "TableLimitEvent",
+    "TableLimitOrder",
+    "TableLimitOrderEvent",
     "chain_link_unique",
     "recorded_change_meta",
+    "table_limit_on",
     "tracked",
     "validate_time_zone",
 ]

@@ -1,3 +1,4 @@
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
@@ -15,7 +16,8 @@ from cashdesk.services import vault_count
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from machines.history import acting_as
 from machines.keys import hash_key
-from machines.models import Casino, Game, Machine, Place
+from machines.models import Casino, Game, GamingTable, Machine, Place, TableGame, TableLimitOrder
+from machines.services import table_create, table_limit_order_record
 from staff.models import StaffAssignment
 
 GAMES = [
@@ -59,10 +61,20 @@ DEMO_STAFF = [
     ("kasininke", "cashier"),
     ("kasininkas", "cashier"),
     ("salesdarbuotojas", "floor_attendant"),
+    ("salesvadove", "pit_supervisor"),
     ("pamainosvadove", "shift_supervisor"),
     ("atitiktis", "compliance_officer"),
     ("vadovas", "manager"),
 ]
+
+
+# Each casino's gaming tables (number, game) and their limits by the director's order (minimum, maximum, step).
+TABLES = [
+    ("AR1", TableGame.AMERICAN_ROULETTE, (Decimal("1.00"), Decimal("500.00"), Decimal("1.00"))),
+    ("BJ1", TableGame.BLACK_JACK, (Decimal("5.00"), Decimal("1000.00"), Decimal("5.00"))),
+    ("TP1", TableGame.TEXAS_POKER, (Decimal("5.00"), Decimal("500.00"), Decimal("5.00"))),
+]
+DEMO_LIMITS_ORDER = ("DEMO-1V", dt.date(2026, 1, 2))
 
 
 def demo_staff_name(role: str, casino_code: str) -> str:
@@ -140,6 +152,7 @@ class Command(BaseCommand):
                         StaffAssignment.objects.create(user=user, casino=casino)
                         user.groups.add(Group.objects.get(name=role))
                 self._stock_kiosks(casino)
+                self._tables(casino)
         staff = ", ".join(f"{username}-tor ({role})" for username, role in DEMO_STAFF)
         self.stdout.write(
             f"Demo data ready: {Casino.objects.count()} casinos, {Machine.objects.count()} machines.\n"
@@ -148,6 +161,22 @@ class Command(BaseCommand):
             f"Admin: admin / {DEMO_ADMIN_PASSWORD}\n"
             f"Staff (password {DEMO_STAFF_PASSWORD}): {staff}; the same with -adm for Casino Admiral"
         )
+
+    def _tables(self, casino: Casino) -> None:
+        """The casino's tables (each with its tray and drop box) and the director's order of their limits."""
+        for number, game, _limits in TABLES:
+            if not GamingTable.objects.filter(casino=casino, number=number).exists():
+                table_create(casino=casino, number=number, game=game, area="Stalų salė")
+        number, signed_on = DEMO_LIMITS_ORDER
+        if not TableLimitOrder.objects.filter(casino=casino, number=number).exists():
+            lines = [
+                {"game": game, "minimum": minimum, "maximum": maximum, "step": step}
+                for _number, game, (minimum, maximum, step) in TABLES
+            ]
+            manager = get_user_model().objects.get(username=demo_staff_name("manager", casino.code))
+            table_limit_order_record(
+                casino=casino, number=number, signed_on=signed_on, effective_from=signed_on, lines=lines, user=manager
+            )
 
     def _stock_kiosks(self, casino: Casino) -> None:
         """The vault's first count, then each kiosk's first fill from it: asked by the floor attendant, approved by
