@@ -13,13 +13,8 @@ from cashdesk.models import (
     TransferLine,
     TransferLineEvent,
 )
-from machines.history import ConfigSource
-from machines.models import Casino, Place
-
-
-def _everywhere() -> list[int]:
-    """A copy whose place or transfer is gone (deleted by SQL) goes into every casino's chain: seen, not lost."""
-    return list(Casino.objects.order_by("pk").values_list("pk", flat=True))
+from machines.history import ConfigSource, every_casino
+from machines.models import Place
 
 
 def _casinos_of_places(place_field: str) -> Any:
@@ -28,7 +23,7 @@ def _casinos_of_places(place_field: str) -> Any:
             Place.objects.filter(pk__in={getattr(copy, place_field) for copy in copies}).values_list("pk", "casino_id")
         )
         found = {copy.pk: places.get(getattr(copy, place_field)) for copy in copies}
-        return {pk: [casino_id] if casino_id else _everywhere() for pk, casino_id in found.items()}
+        return {pk: [casino_id] if casino_id else every_casino() for pk, casino_id in found.items()}
 
     return casinos
 
@@ -38,7 +33,7 @@ def _casinos_of_lines(copies: list[Any]) -> dict[int, list[int]]:
         Transfer.objects.filter(pk__in={copy.transfer_id for copy in copies}).values_list("pk", "place__casino_id")
     )
     found = {copy.pk: transfers.get(copy.transfer_id) for copy in copies}
-    return {pk: [casino_id] if casino_id else _everywhere() for pk, casino_id in found.items()}
+    return {pk: [casino_id] if casino_id else every_casino() for pk, casino_id in found.items()}
 
 
 RECEIPTS = ConfigSource(

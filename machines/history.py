@@ -107,6 +107,12 @@ class ConfigSource:
 CONFIG_SOURCES: Port[ConfigSource] = Port("configuration histories", many=True)
 
 
+def every_casino() -> list[int]:
+    """Every casino's id, in order: where a copy goes whose casino cannot be told (a Django administrator's change,
+    the roles' permissions, a row deleted by SQL): into every casino's chain, seen rather than lost."""
+    return list(Casino.objects.order_by("pk").values_list("pk", flat=True))
+
+
 def _by_field(name: str) -> Callable[[list[Any]], dict[int, list[int]]]:
     return lambda copies: {copy.pk: [getattr(copy, name)] for copy in copies}
 

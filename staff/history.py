@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib.auth.models import Group, Permission
 from django.db.models import Q, QuerySet
 
-from machines.history import ConfigSource
+from machines.history import ConfigSource, every_casino
 from machines.models import Casino
 from staff.models import (
     RolePermissionEvent,
@@ -29,7 +29,7 @@ def _casinos_of_users(user_field: str) -> Any:
     def casinos(copies: list[Any]) -> dict[int, list[int]]:
         users = {getattr(copy, user_field) for copy in copies}
         assigned = dict(StaffAssignment.objects.filter(user_id__in=users).values_list("user_id", "casino_id"))
-        everywhere = list(Casino.objects.order_by("pk").values_list("pk", flat=True))
+        everywhere = every_casino()
         return {
             copy.pk: [assigned[getattr(copy, user_field)]] if getattr(copy, user_field) in assigned else everywhere
             for copy in copies
@@ -93,7 +93,7 @@ STAFF_SOURCES = (
     ),
     ConfigSource(
         RolePermissionEvent,
-        lambda copies: {copy.pk: list(Casino.objects.order_by("pk").values_list("pk", flat=True)) for copy in copies},
+        lambda copies: dict.fromkeys((copy.pk for copy in copies), every_casino()),
         # The roles are every casino's: the first casino's check compares them.
         lambda casino: RolePermissionLink.objects.all() if _first(casino) else RolePermissionLink.objects.none(),
         lambda copy: f"{_name(Group, copy.group_id, 'name')}: {_name(Permission, copy.permission_id, 'codename')}",

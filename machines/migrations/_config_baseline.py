@@ -39,6 +39,3 @@ def chains_forget(journal: str) -> Any:
         heads.filter(journal=journal).delete()
 
     return backwards
-
-
-
