@@ -1,7 +1,12 @@
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest
 
 from cashdesk.models import CashTransaction, HoldCase, Leg, MachineReceipt, Shift, Transfer
+from cashdesk.services.tables import table_create
 from casino_office.admin import ReadOnlyAdmin, ReadOnlyInline
+from machines.models import GamingTable
 
 
 class LegInline(ReadOnlyInline):
@@ -40,3 +45,24 @@ class TransferAdmin(ReadOnlyAdmin):
     list_display = ["requested_at", "place", "direction", "amount", "requested_by", "approved_by", "cancelled_at"]
     list_filter = ["direction", "place__kind", "place__casino"]
     ordering = ["-requested_at", "-id"]
+
+
+@admin.register(GamingTable)
+class GamingTableAdmin(admin.ModelAdmin):
+    """The floor's gaming tables, each made with its chip tray and drop box (cashdesk.services.tables)."""
+
+    list_display = ["number", "game", "casino", "area", "is_open"]
+    list_filter = ["casino", "game", "is_open"]
+    search_fields = ["number", "area"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: GamingTable | None = None) -> list[str]:
+        # A table's places in the books are made for its casino and named after its number: neither changes.
+        return ["casino", "number"] if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: GamingTable, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        made = table_create(casino=obj.casino, number=obj.number, game=obj.game, area=obj.area)
+        obj.pk = made.pk
+        obj._state.adding = False

@@ -9,7 +9,6 @@ from django.utils.translation import gettext_lazy as _
 from machines.models import (
     Casino,
     Game,
-    GamingTable,
     Machine,
     MeterReading,
     MeterReconciliation,
@@ -17,7 +16,7 @@ from machines.models import (
     TableLimit,
     TableLimitOrder,
 )
-from machines.services import machine_key_rotate, table_create
+from machines.services import machine_key_rotate
 
 
 @admin.register(Casino)
@@ -104,27 +103,6 @@ class MeterReconciliationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
-
-
-@admin.register(GamingTable)
-class GamingTableAdmin(admin.ModelAdmin):
-    """Tables are made with their chip tray and drop box (machines.services.table_create)."""
-
-    list_display = ["number", "game", "casino", "area", "is_open"]
-    list_filter = ["casino", "game", "is_open"]
-    search_fields = ["number", "area"]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: GamingTable | None = None) -> list[str]:
-        # A table's places in the books are made for its casino: it never moves to another.
-        return ["casino"] if obj is not None else []
-
-    def save_model(self, request: HttpRequest, obj: GamingTable, form: Any, change: bool) -> None:
-        if change:
-            super().save_model(request, obj, form, change)
-            return
-        made = table_create(casino=obj.casino, number=obj.number, game=obj.game, area=obj.area)
-        obj.pk = made.pk
-        obj._state.adding = False
 
 
 class TableLimitInline(admin.TabularInline):

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from machines.history import changed_sealed
 from machines.keys import generate_key, hash_key
-from machines.models import Casino, GamingTable, Machine, TableLimit, TableLimitOrder
+from machines.models import Casino, Machine, TableLimit, TableLimitOrder
 
 
 def machine_key_rotate(*, machine: Machine, key: str | None = None) -> str:
@@ -23,12 +23,6 @@ def machine_key_rotate(*, machine: Machine, key: str | None = None) -> str:
         changed_sealed(Machine, machine.pk)
     machine.refresh_from_db(fields=["api_key_hash", "api_key_rotated_at"])
     return new_key
-
-
-def table_create(*, casino: Casino, number: str, game: str, area: str = "") -> GamingTable:
-    """A gaming table of the casino. Its chip tray and drop box (places in the books) are not made yet: see
-    machines.models.tables."""
-    return GamingTable.objects.create(casino=casino, number=number, game=game, area=area)
 
 
 def table_limit_order_record(

@@ -15,10 +15,13 @@ class PlaceKind(models.TextChoices):
     DESK = "desk", _("Cash desk")
     VAULT = "vault", _("Vault")
     KIOSK = "kiosk", _("Kiosk")
+    TRAY = "tray", _("Chip tray")
+    DROP_BOX = "dropbox", _("Drop box")
 
 
 class Place(models.Model):
-    """A place that holds value: a cash desk, the casino's vault (one per casino, no shifts) or a kiosk's cash.
+    """A place that holds value: a cash desk, the casino's vault (one per casino, no shifts), a kiosk's cash, or a
+    gaming table's chip tray or drop box (no shifts; which table's, the cash desk's `TablePlaces` says).
 
     A kiosk's place (kind=kiosk) belongs to one machine of kind kiosk; it has no
     shifts: the kiosk pays tickets from it by the API, and it is filled from and

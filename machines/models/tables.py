@@ -1,12 +1,9 @@
 """The casino's gaming tables and their limits by the general director's order (casino rules §1 and §2.1).
 
-A table is floor equipment like a machine: every layer names it (the pit works it, the count room counts its box,
-its chip tray and drop box will be places in the books), so it sits at the bottom.
-
-Not built yet: the tray and the drop box as places. The places' model is this app's (machines.Place) but its table
-is the cash desk's (`cashdesk_cashdesk`, created by cashdesk's migrations), so a new column on it cannot be added by
-a migration of this app (on a fresh database it may run before the table exists), and a model-only change here
-makes cashdesk's earlier data migrations read a column the table does not have yet.
+A table is floor equipment like a machine: every layer names it (the pit works it, the count room counts its box),
+so it sits at the bottom. Its chip tray and drop box are places (machines.Place), linked to it by the cash desk
+(cashdesk.TablePlaces), whose migrations hold the places' table: a column added to that table by a migration of
+this app could run before the table exists on a fresh database.
 """
 
 import datetime as dt

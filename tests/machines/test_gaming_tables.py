@@ -13,12 +13,17 @@ from django.db import IntegrityError, transaction
 from machines.chains import books_verify
 from machines.history import acting_as
 from machines.models import ConfigChange, GamingTable, TableGame, TableLimit, TableLimitOrder, table_limit_on
-from machines.services import table_create, table_limit_order_record
+from machines.services import table_limit_order_record
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
 JAN = dt.date(2026, 1, 2)
+
+
+def table_create(**fields) -> GamingTable:
+    """A table alone (the cash desk makes its places: tests/cashdesk/test_table_places.py)."""
+    return GamingTable.objects.create(**fields)
 
 
 def order(casino, number, effective_from, lines, signed_on=None):

@@ -14,10 +14,11 @@ from cashdesk.items import Item
 from cashdesk.models import ShiftCount, Transfer
 from cashdesk.services import vault_count
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
+from cashdesk.services.tables import table_create
 from machines.history import acting_as
 from machines.keys import hash_key
 from machines.models import Casino, Game, GamingTable, Machine, Place, TableGame, TableLimitOrder
-from machines.services import table_create, table_limit_order_record
+from machines.services import table_limit_order_record
 from staff.models import StaffAssignment
 
 GAMES = [
