@@ -14,8 +14,10 @@ from decimal import Decimal
 
 import barcode
 from django.db.models import Sum
-from django.utils import timezone
-from reportlab.lib.pagesizes import A4, landscape
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from reportlab.lib.pagesizes import A4, A5, landscape
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
@@ -27,7 +29,7 @@ from casino_office.i18n import both
 from casino_office.money import amount_in_words, format_eur
 from casino_office.pdf import BOLD, FONT, fitting_size, text_width, wrap
 from casino_office.vocabulary import VAULT_TRANSFER_KINDS
-from machines.models import Place
+from machines.models import GamingTable, Place, TableLimit
 from tickets.models import Ticket
 from tickets.numbers import display_validation_number, masked_validation_number
 
@@ -591,3 +593,52 @@ def machine_receipt_pdf(receipt: MachineReceipt) -> bytes:
     amount = format_eur(receipt.amount)
     roll.centred(amount, font=BOLD, size=fitting_size(amount, BOLD, 14, roll.right - roll.left, minimum=9))
     return roll.render(f"Machine receipt {number}")
+
+
+SIGN_SIZE = A5  # portrait: the sign stands on the table
+
+
+def table_sign_pdf(table: GamingTable, limit: TableLimit | None) -> bytes:
+    """The sign at a gaming table (casino rules §1): its game, minimum and maximum stake and bet step, with the
+    general director's order that set them, in Lithuanian and English. Without an order in force it says so."""
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=SIGN_SIZE)
+    page = _Page(c, margin=14 * mm, top=16 * mm, bottom=14 * mm)
+    game = both(table.Game(table.game).label)
+    c.setTitle(f"{table.number} {game}")
+    page.text(table.casino.name, size=10)
+    page.y -= 4 * mm
+    page.text(game, font=BOLD, size=fitting_size(game, BOLD, 22, page.right - page.left, minimum=14))
+    page.text(f"{both(gettext_lazy('Table'))} {table.number}", size=14)
+    page.y -= 8 * mm
+    if limit is None:
+        page.text(both(gettext_lazy("No limits are in force for this table.")), font=BOLD, size=14)
+    else:
+        _sign_limits(page, limit)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def _sign_limits(page: _Page, limit: TableLimit) -> None:
+    for label, amount in (
+        (gettext_lazy("Minimum stake"), limit.minimum),
+        (gettext_lazy("Maximum stake"), limit.maximum),
+        (gettext_lazy("Bet step"), limit.step),
+    ):
+        page.text(both(label), size=11)
+        page.text(format_eur(amount), font=BOLD, size=26)
+        page.y -= 3 * mm
+    page.y -= 4 * mm
+    order = limit.order
+    for language in ("lt", "en"):
+        with translation.override(language):
+            page.text(
+                _("By the general director's order No. %(number)s of %(date)s, in force from %(start)s.")
+                % {
+                    "number": order.number,
+                    "date": order.signed_on.isoformat(),
+                    "start": order.effective_from.isoformat(),
+                },
+                size=9,
+            )

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from cashdesk import views
-from cashdesk.views import dashboard, desk, documents, floor, kiosks, reports, supervisor
+from cashdesk.views import dashboard, desk, documents, floor, kiosks, pit, reports, supervisor
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -35,6 +35,8 @@ urlpatterns = [
     path("kiosks/<int:pk>/drop/", kiosks.kiosk_request, {"direction": "drop"}, name="kiosk-drop"),
     path("kiosks/transfers/<int:pk>/approve/", kiosks.kiosk_approve, name="kiosk-approve"),
     path("kiosks/transfers/<int:pk>/cancel/", kiosks.kiosk_cancel, name="kiosk-cancel"),
+    path("pit/", pit.pit, name="pit"),
+    path("pit/tables/<int:pk>/sign.pdf", documents.table_sign_pdf, name="table-sign-pdf"),
     path("supervisor/", supervisor.supervisor_home, name="supervisor"),
     path("supervisor/transfers/<int:pk>/approve/", supervisor.approve_transfer, name="approve-transfer"),
     path("supervisor/reversals/<int:pk>/approve/", supervisor.approve_reversal, name="approve-reversal"),

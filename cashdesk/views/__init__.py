@@ -14,6 +14,7 @@ def home(request: HttpRequest) -> HttpResponse:
         ("staff.view_reports", "reports"),
         ("staff.decide_hold", "supervisor"),
         ("staff.record_receipt", "floor-receipts"),
+        ("staff.work_pit", "pit"),
     ):
         if user.has_perm(perm):
             return redirect(target)

@@ -1,11 +1,13 @@
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk import printing, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.models import CashTransaction, MachineReceipt, Shift
+from machines.models import GamingTable, table_limit_on
 from staff.access import StaffRequest, role_required, staff_casino
 
 
@@ -65,3 +67,12 @@ def machine_receipt_pdf(request: StaffRequest, pk: int) -> HttpResponse:
         casino=staff_casino(request),
     )
     return _pdf(printing.machine_receipt_pdf(receipt), f"machine-receipt-{receipt.pk}")
+
+
+@role_required("staff.work_pit", "staff.view_reports")
+def table_sign_pdf(request: StaffRequest, pk: int) -> HttpResponse:
+    """A gaming table's sign (A5), with the limits in force this gaming day."""
+    casino = staff_casino(request)
+    table = get_object_or_404(GamingTable, pk=pk, casino=casino)
+    limit = table_limit_on(table, casino.gaming_day(timezone.now()))
+    return _pdf(printing.table_sign_pdf(table, limit), f"table-sign-{table.number}")

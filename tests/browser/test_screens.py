@@ -121,6 +121,11 @@ def test_floor_attendant_screens(workstation):
     floor.visit("/floor/receipts/", "machine-receipts")
 
 
+def test_pit_supervisor_screens(workstation):
+    pit = workstation("pit", "salesvadove-adm")
+    pit.visit("/pit/", "pit")
+
+
 def test_supervisor_screens(workstation):
     supervisor = workstation("supervisor", "pamainosvadove-adm")
     for path, name in [

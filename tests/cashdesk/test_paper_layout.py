@@ -6,6 +6,7 @@ pdfium's character boxes are grouped into words: two words whose boxes overlap b
 half a point both ways, a word over a bar of a barcode, or a word leaving the page fails.
 """
 
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
@@ -21,13 +22,15 @@ from cashdesk import printing, services
 from cashdesk.items import ALL_ITEMS, CHIPS, Item
 from cashdesk.models import ShiftCount, TransactionKind
 from cashdesk.services.ledger import Line, cash, lock_shift, pieces, post_transaction
+from cashdesk.services.tables import table_create
 from casino_office.money import format_eur
 from casino_office.pdf import FONT
 from casino_office.vocabulary import IDENTITY_KINDS, KIOSK_KINDS
 from compliance.models import RegisterEntry
 from compliance.printing import register_extract_pdf
 from compliance.services import register_head
-from machines.models import Machine, Place
+from machines.models import Machine, Place, TableGame
+from machines.services import table_limit_order_record
 from tests.cashdesk.conftest import FLOAT
 from tests.cashdesk.test_printing import decode_barcodes
 from tests.conftest import MachineClient
@@ -450,3 +453,26 @@ def test_the_receipt_and_the_x_report_with_unbreakable_names_are_printed(hostile
     tx = services.chips_buy(shift=hostile["shift"], user=hostile["cashier"], chips={"chip_1": 3})
     assert printing.receipt_pdf(tx).startswith(b"%PDF")
     assert printing.shift_report_pdf(hostile["shift"]).startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_table_sign(paper, language):
+    """The A5 sign with the longest game name, seven-figure limits and a long order number, and without an order."""
+    table = table_create(casino=paper["casino"], number="ADM12345", game=TableGame.ULTIMATE_ADMIRAL_TEXAS_POKER)
+    order = table_limit_order_record(
+        casino=paper["casino"],
+        number="V-2026/12345-ĮSAK",
+        signed_on=dt.date(2026, 12, 1),
+        effective_from=dt.date(2026, 12, 2),
+        lines=[
+            {"table": table, "minimum": Decimal("1000.00"), "maximum": Decimal("9999999.99"), "step": Decimal("500")}
+        ],
+        user=paper["cashier"],
+    )
+    with translation.override(language):
+        data = printing.table_sign_pdf(table, order.limits.get())
+        save_for_eyes(f"table-sign-{language}", data)
+        assert_laid_out(data, "Ultimate Admiral", "ADM12345", format_eur(Decimal("9999999.99")), "V-2026/12345-ĮSAK")
+        unset = printing.table_sign_pdf(table, None)
+        save_for_eyes(f"table-sign-no-order-{language}", unset)
+        assert_laid_out(unset, "ADM12345", "limits")

@@ -10,7 +10,16 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from staff.models import StaffAssignment
 from tests.factories import MachineFactory, key_for, make_user
 
-ROLES = ["anonymous", "nobody", "cashier", "floor_attendant", "shift_supervisor", "compliance_officer", "manager"]
+ROLES = [
+    "anonymous",
+    "nobody",
+    "cashier",
+    "floor_attendant",
+    "pit_supervisor",
+    "shift_supervisor",
+    "compliance_officer",
+    "manager",
+]
 EVERYONE = set(ROLES)
 STAFF = EVERYONE - {"anonymous"}
 
@@ -51,6 +60,8 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "kiosk-drop": ("POST", {"floor_attendant", "shift_supervisor"}),
     "kiosk-approve": ("POST", {"shift_supervisor"}),
     "kiosk-cancel": ("POST", {"floor_attendant", "shift_supervisor"}),  # who asked, or a supervisor (per object)
+    "pit": ("GET", {"pit_supervisor", "shift_supervisor"}),
+    "table-sign-pdf": ("GET", {"pit_supervisor", "shift_supervisor", "manager"}),
     "supervisor": ("GET", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: the held tickets only
     "approve-transfer": ("POST", {"shift_supervisor"}),
     "approve-reversal": ("POST", {"shift_supervisor"}),
