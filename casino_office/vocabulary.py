@@ -140,6 +140,17 @@ KINDS: tuple[Kind, ...] = (
         ticket="cash_in",
         structuring=True,
     ),
+    # A table's closing count: what the tray holds beyond (or short of) the books is the table's win (or loss).
+    Kind("table_result", _("Table result"), counterparty="table_win"),
+    # Cash into a table's drop box, value chips out of its tray (casino rules: identified over the threshold
+    # wherever the chips are bought).
+    Kind(
+        "table_buy_in",
+        _("Chips bought at a gaming table"),
+        identity="purchase",
+        register=True,
+        counterparty="players",
+    ),
 )
 
 

@@ -38,6 +38,8 @@ class TransactionKind(models.TextChoices):
     OPENING_BALANCE = "opening_balance", _("Opening balance")
     KIOSK_PAYOUT = "kiosk_payout", _("Ticket paid at a kiosk")
     KIOSK_TICKET = "kiosk_ticket", _("Ticket printed at a kiosk")
+    TABLE_RESULT = "table_result", _("Table result")
+    TABLE_BUY_IN = "table_buy_in", _("Chips bought at a gaming table")
 
 
 class Counterparty(models.TextChoices):
@@ -49,6 +51,8 @@ class Counterparty(models.TextChoices):
     SMARTCARDS = "smartcards", _("Smart-card credits outstanding")
     OVER_SHORT = "over_short", _("Over/short")
     OPENING = "opening", _("Opening balances")
+    # The casino's win (or loss) at its gaming tables.
+    TABLE_WIN = "table_win", _("Table results")
 
 
 def kind_constraints(kinds: KindLists) -> list[models.BaseConstraint]:

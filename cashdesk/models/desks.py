@@ -61,11 +61,12 @@ class CountKind(models.TextChoices):
     CLOSING = "closing", _("Closing")
     VAULT = Place.Kind.VAULT.value, _("Vault count")
     KIOSK = Place.Kind.KIOSK.value, _("Kiosk drop count")
+    TRAY = Place.Kind.TRAY.value, _("Chip tray count")
 
 
 # A shift's counts, and the counts of a place without shifts (the vault, a kiosk's drop).
 SHIFT_COUNT_KINDS: list[str] = [CountKind.OPENING, CountKind.HANDOVER, CountKind.CLOSING]
-PLACE_COUNT_KINDS: list[str] = [CountKind.VAULT, CountKind.KIOSK]
+PLACE_COUNT_KINDS: list[str] = [CountKind.VAULT, CountKind.KIOSK, CountKind.TRAY]
 
 
 class ShiftCount(Chained):

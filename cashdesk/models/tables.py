@@ -4,11 +4,18 @@ The table is the floor's (machines.GamingTable); the places are the casino's (ma
 dropbox); this link is the cash desk's, whose migrations hold the places' table.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 
+from casino_office.constraints import in_cents
+from casino_office.triggers import append_only
 from machines.models import GamingTable, Place
+
+# The seats a table has at most (a roulette table's players; a poker table seats ten).
+SEATS = 10
 
 
 class TablePlaces(models.Model):
@@ -31,3 +38,150 @@ class TablePlaces(models.Model):
 
     def __str__(self) -> str:
         return str(self.table)
+
+
+class TableSession(models.Model):
+    """A table's time open: from its opening count to its closing count, with the croupier the pit supervisor named.
+
+    The opening count is the tray's against its last closing (a difference goes to over/short); the closing count
+    posts what the tray holds beyond the books as the table's result, and the session keeps the result's parts
+    (cashdesk.services.tables). Both counts carry the pit supervisor's name, the session the croupier's.
+    """
+
+    table = models.ForeignKey(
+        GamingTable, on_delete=models.PROTECT, related_name="sessions", verbose_name=_("gaming table")
+    )
+    croupier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("croupier")
+    )
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("opened by")
+    )
+    opened_at = models.DateTimeField(verbose_name=_("opened at"))
+    opening_count = models.OneToOneField(
+        "cashdesk.ShiftCount", on_delete=models.PROTECT, related_name="opened_table", verbose_name=_("opening count")
+    )
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("closed by"),
+    )
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+    closing_count = models.OneToOneField(
+        "cashdesk.ShiftCount",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="closed_table",
+        verbose_name=_("closing count"),
+    )
+    # The result's parts, as the books held them at the closing: win = closing - opening + credits - fills + drop.
+    opening = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("opening tray"))
+    fills = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("fills"))
+    credits = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("credits"))
+    drop = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text=_("Cash into the drop box as recorded at the table."),
+        verbose_name=_("drop"),
+    )
+    closing = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("closing tray")
+    )
+    win = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("table win"))
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+    close_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("closing key")
+    )
+
+    class Meta:
+        verbose_name = _("table session")
+        verbose_name_plural = _("table sessions")
+        ordering = ["-opened_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(closed_at__isnull=True), name="tablesession_one_open_per_table"
+            ),
+            models.CheckConstraint(
+                condition=~Q(croupier=F("opened_by")), name="tablesession_croupier_is_not_the_supervisor"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    closed_at__isnull=True,
+                    closed_by__isnull=True,
+                    closing_count__isnull=True,
+                    fills__isnull=True,
+                    credits__isnull=True,
+                    drop__isnull=True,
+                    closing__isnull=True,
+                    win__isnull=True,
+                )
+                | Q(
+                    closed_at__gte=F("opened_at"),
+                    closed_by__isnull=False,
+                    closing_count__isnull=False,
+                    fills__isnull=False,
+                    credits__isnull=False,
+                    drop__isnull=False,
+                    closing__isnull=False,
+                    win__isnull=False,
+                ),
+                name="tablesession_closed_whole",
+            ),
+            # In whole cents, exact on SQLite too (casino_office.constraints).
+            models.CheckConstraint(
+                condition=Q(win__isnull=True)
+                | Q(
+                    Exact(
+                        in_cents("win"),
+                        in_cents("closing")
+                        - in_cents("opening")
+                        + in_cents("credits")
+                        - in_cents("fills")
+                        + in_cents("drop"),
+                    )
+                ),
+                name="tablesession_win_is_its_parts",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} from {self.opened_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class TableBuyIn(models.Model):
+    """Chips bought at a table during play: the seat, with its posting (cash into the drop box, chips out of the
+    tray, the person and the register's entry over the threshold). The croupier is the session's."""
+
+    session = models.ForeignKey(
+        TableSession, on_delete=models.PROTECT, related_name="buy_ins", verbose_name=_("table session")
+    )
+    transaction = models.OneToOneField(
+        "cashdesk.CashTransaction",
+        on_delete=models.PROTECT,
+        related_name="buy_in_at_table",
+        verbose_name=_("transaction"),
+    )
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("buy-in at a table")
+        verbose_name_plural = _("buy-ins at tables")
+        constraints = [
+            models.CheckConstraint(condition=Q(seat__gte=1, seat__lte=SEATS), name="tablebuyin_seat_at_the_table"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}: {self.transaction_id}"

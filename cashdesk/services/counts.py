@@ -43,25 +43,34 @@ def count_differences_post(
     at: dt.datetime,
     note: str,
     opening: bool = False,
+    table_result: bool = False,
     approved_by: User | None = None,
     operation_key: str | None = None,
 ) -> ShiftCount:
     """Write the count of `place` (the items in `counted`, against the `book` balances) and post its differences.
 
     Call with the place's row locked. An `opening` count (the place's first) has nothing to compare with: it is its
-    own expectation, and what it holds beyond the books enters them from opening balances.
+    own expectation, and what it holds beyond the books enters them from opening balances. A table's closing count
+    (`table_result`) posts its differences as the table's result: the chips the players lost to the tray, or won
+    from it, during play.
     """
     lines = difference_lines(counted, book)
     posting = None
+    if opening:
+        posted_as, counterparty = TransactionKind.OPENING_BALANCE, Counterparty.OPENING
+    elif table_result:
+        posted_as, counterparty = TransactionKind.TABLE_RESULT, Counterparty.TABLE_WIN
+    else:
+        posted_as, counterparty = TransactionKind.COUNT, Counterparty.OVER_SHORT
     if lines:
         posting = post_transaction(
             shift=shift,
             desk=place,
-            kind=TransactionKind.OPENING_BALANCE if opening else TransactionKind.COUNT,
+            kind=posted_as,
             amount=sum((abs(line.amount) for line in lines), ZERO),
             lines=lines,
             user=user,
-            counterparty=Counterparty.OPENING if opening else Counterparty.OVER_SHORT,
+            counterparty=counterparty,
             note=note,
             approved_by=approved_by,
             at=at,

@@ -60,7 +60,7 @@ def _exchange(
     """Cash against chips or tokens: the transaction's value is the cash that changes hands."""
     value = abs(sum((line.amount for line in lines if line.item != Item.CASH), Decimal("0")))
     cash_line = cash(value if kind in CASH_IN_KINDS else -value)
-    with identification_logged(shift=shift, user=user), transaction.atomic():
+    with identification_logged(casino=shift.desk.casino, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         return DESK_TRANSACTION.once(
             operation_key,
@@ -199,7 +199,7 @@ def _smartcard(
     amount = cash_payout(credits) if payout else credits
     if not payout and amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
-    with identification_logged(shift=shift, user=user), transaction.atomic():
+    with identification_logged(casino=shift.desk.casino, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         return DESK_TRANSACTION.once(
             operation_key,

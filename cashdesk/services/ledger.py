@@ -102,12 +102,12 @@ class IdentityMismatchRefused(CashDeskError):
 
 
 @contextmanager
-def identification_logged(*, shift: Shift, user: User) -> Iterator[None]:
+def identification_logged(*, casino: Casino, user: User) -> Iterator[None]:
     """Around the money's transaction: a mismatch is written to the personal-data access log once it rolled back."""
     try:
         yield
     except IdentityMismatchRefused as refused:
-        identity_mismatch_record(user=user, casino=shift.desk.casino, person_id=refused.person_id)
+        identity_mismatch_record(user=user, casino=casino, person_id=refused.person_id)
         raise
 
 

@@ -181,7 +181,7 @@ def machine_receipt_pay(
     """
     stored = parse_receipt_number(number)
     shown = display_receipt_number(stored) if stored else "?"
-    with identification_logged(shift=shift, user=user), transaction.atomic():
+    with identification_logged(casino=shift.desk.casino, user=user), transaction.atomic():
         receipt = (
             MachineReceipt.objects.select_for_update()
             .filter(casino_id=shift.desk.casino_id, number=stored or "")

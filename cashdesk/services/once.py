@@ -24,6 +24,7 @@ from cashdesk.models import (
     MachineReceipt,
     ReversalRequest,
     ShiftCount,
+    TableSession,
     Transfer,
 )
 
@@ -100,9 +101,14 @@ COUNT: OneTimeKey[CountRequest | ShiftCount] = OneTimeKey(
     author="counted_by_id",
     taken=gettext_lazy("This form was already used by someone else; open it again."),
 )
+# A table's opening makes its session; its closing is stored on it.
+TABLE_OPENING = OneTimeKey(
+    models=(TableSession,), author="opened_by_id", taken=gettext_lazy("This form was already used by someone else.")
+)
 # Keys stored on the row the form changes (or beside it): asked within that row, someone else's is not replayed.
 REVERSAL = OneTimeKey(models=(ReversalRequest,), author="requested_by_id")
 HANDPAY_CONFIRMATION = OneTimeKey(models=(MachineReceipt,), author="confirmed_by_id", field="confirm_key")
 RECEIPT_UNLOCK = OneTimeKey(models=(CheckCodeUnlock,), author="unlocked_by_id")
 HANDOVER_TAKE_OVER = OneTimeKey(models=(CountRequest,), author="next_cashier_id", field="next_operation_key")
 COUNT_DECISION = OneTimeKey(models=(CountRequest,), author="decided_by_id", field="decision_key")
+TABLE_CLOSING = OneTimeKey(models=(TableSession,), author="closed_by_id", field="close_key")

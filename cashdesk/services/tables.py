@@ -1,10 +1,34 @@
-"""The gaming tables as the books see them: each made with its chip tray and drop box (issue 24)."""
+"""The gaming tables as the books see them (issue 24): each made with its chip tray and drop box, opened with a
+count of its tray and a croupier named, closed with a count that posts the table's result.
 
+A table's operations take its tray's row lock first (two pit terminals on one table take turns), then the drop
+box's (the books lock it, after the tray: they are made in that order, and the books lock in id order).
+"""
+
+import datetime as dt
+from collections.abc import Mapping
+from decimal import Decimal
+
+from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cashdesk.models import TablePlaces
+from cashdesk.books import ZERO, place_balances
+from cashdesk.errors import CashDeskError
+from cashdesk.items import CHIPS, DENOMINATIONS, Item
+from cashdesk.models import Counterparty, Leg, ShiftCount, TableBuyIn, TablePlaces, TableSession, TransactionKind
+from cashdesk.models.tables import SEATS
+from cashdesk.services.counts import count_differences_post
+from cashdesk.services.ledger import identification_logged, post_transaction
+from cashdesk.services.once import DESK_TRANSACTION, TABLE_CLOSING, TABLE_OPENING
+from cashdesk.services.posting import Legs, Line
+from casino_office.vocabulary import VAULT_TRANSFER_KINDS
+from compliance.models import Person
+from compliance.services import IdentityDetails
 from machines.models import Casino, GamingTable, Place
+from staff.models import StaffAssignment
 
 
 def table_create(*, casino: Casino, number: str, game: str, area: str = "") -> GamingTable:
@@ -29,3 +53,239 @@ def table_create(*, casino: Casino, number: str, game: str, area: str = "") -> G
         }
         TablePlaces.objects.create(table=table, tray=places[Place.Kind.TRAY], drop_box=places[Place.Kind.DROP_BOX])
     return table
+
+
+def lock_table(table: GamingTable) -> TablePlaces:
+    """The table's places with its tray's row locked: the table's operations one at a time. Call in a transaction."""
+    books = TablePlaces.objects.select_related("table", "drop_box").get(table_id=table.pk)
+    books.tray = Place.objects.select_for_update().select_related("casino").get(pk=books.tray_id)
+    return books
+
+
+def tray_counted(pieces: Mapping[str, int]) -> dict[str, Decimal]:
+    """A tray's count by denomination (pieces of each value chip, a missing one none) as amounts."""
+    if any(item not in CHIPS for item in pieces):
+        raise CashDeskError("not_a_chip", _("A chip tray holds value chips only."))
+    if any(count < 0 for count in pieces.values()):
+        raise CashDeskError("negative_count", _("A count cannot be below zero."))
+    return {item: DENOMINATIONS[item] * pieces.get(item, 0) for item in CHIPS}
+
+
+def _check_croupier(casino: Casino, croupier: User, user: User) -> None:
+    if croupier.pk == user.pk:
+        raise CashDeskError("croupier_is_supervisor", _("The croupier and the pit supervisor are two people."))
+    if not croupier.is_active or not StaffAssignment.objects.filter(user=croupier, casino=casino).exists():
+        raise CashDeskError("croupier_not_staff", _("The croupier must be a member of this casino's staff."))
+
+
+def open_session(table: GamingTable) -> TableSession | None:
+    return TableSession.objects.filter(table=table, closed_at__isnull=True).first()
+
+
+def table_open(
+    *, table: GamingTable, croupier: User, pieces: Mapping[str, int], user: User, operation_key: str | None = None
+) -> TableSession:
+    """Open a table: its tray counted by the pit supervisor with the croupier, against the books (its last closing).
+
+    The tray's first count ever brings its chips into the books (opening balances); a later one posts a difference
+    from the last closing to over/short, with both names.
+    """
+    counted = tray_counted(pieces)
+    with transaction.atomic():
+        books = lock_table(table)
+        return TABLE_OPENING.once(
+            operation_key,
+            user=user,
+            run=lambda: _open(books, croupier=croupier, counted=counted, user=user, operation_key=operation_key),
+        )
+
+
+def _open(
+    books: TablePlaces, *, croupier: User, counted: dict[str, Decimal], user: User, operation_key: str | None
+) -> TableSession:
+    table, tray = books.table, books.tray
+    if open_session(table) is not None:
+        raise CashDeskError("table_open", _("Table %(table)s is open already.") % {"table": table.number})
+    _check_croupier(tray.casino, croupier, user)
+    at = timezone.now()
+    count = count_differences_post(
+        place=tray,
+        shift=None,
+        kind=ShiftCount.Kind.TRAY,
+        user=user,
+        counted=counted,
+        book=place_balances(tray),
+        at=at,
+        note=_("Table %(table)s opened, croupier %(croupier)s") % {"table": table.number, "croupier": croupier},
+        opening=not ShiftCount.objects.filter(desk=tray).exists(),
+    )
+    session = TableSession.objects.create(
+        table=table,
+        croupier=croupier,
+        opened_by=user,
+        opened_at=at,
+        opening_count=count,
+        opening=sum(counted.values(), ZERO),
+        operation_key=operation_key or None,
+    )
+    GamingTable.objects.filter(pk=table.pk).update(is_open=True)
+    return session
+
+
+def table_close(
+    *, session: TableSession, pieces: Mapping[str, int], user: User, operation_key: str | None = None
+) -> TableSession:
+    """Close a table: its tray counted by the pit supervisor with the croupier; what it holds beyond the books is
+    the table's result, posted against the table results (the casino's win or loss); the session keeps the
+    result's parts: win = closing - opening + credits - fills + drop."""
+    counted = tray_counted(pieces)
+    with transaction.atomic():
+        books = lock_table(session.table)
+        return TABLE_CLOSING.once(
+            operation_key,
+            user=user,
+            run=lambda: _close(books, session_id=session.pk, counted=counted, user=user, key=operation_key),
+            pk=session.pk,
+        )
+
+
+def _close(
+    books: TablePlaces, *, session_id: int, counted: dict[str, Decimal], user: User, key: str | None
+) -> TableSession:
+    session = TableSession.objects.get(pk=session_id)
+    if not session.is_open:
+        raise CashDeskError("table_closed", _("This table is closed already."))
+    if user.pk == session.croupier_id:
+        raise CashDeskError("croupier_is_supervisor", _("The croupier and the pit supervisor are two people."))
+    tray = books.tray
+    at = timezone.now()
+    count = count_differences_post(
+        place=tray,
+        shift=None,
+        kind=ShiftCount.Kind.TRAY,
+        user=user,
+        counted=counted,
+        book=place_balances(tray),
+        at=at,
+        note=_("Table %(table)s closed, croupier %(croupier)s")
+        % {"table": books.table.number, "croupier": session.croupier},
+        table_result=True,
+    )
+    fills, credits = _vault_transfers(tray, since=session.opened_at, until=at)
+    session.closed_by, session.closed_at, session.closing_count, session.close_key = user, at, count, key or None
+    session.fills, session.credits = fills, credits
+    session.drop = _cash_in(books.drop_box, since=session.opened_at, until=at)
+    session.closing = sum(counted.values(), ZERO)
+    session.win = session.closing - session.opening + credits - fills + session.drop
+    session.save()
+    GamingTable.objects.filter(pk=books.table_id).update(is_open=False)
+    return session
+
+
+def _vault_transfers(tray: Place, *, since: dt.datetime, until: dt.datetime) -> tuple[Decimal, Decimal]:
+    """The chips a tray took from the cage (fills) and gave back to it (credits) between two moments."""
+    legs = Leg.objects.filter(
+        desk=tray,
+        transaction__kind__in=VAULT_TRANSFER_KINDS,
+        transaction__created_at__gte=since,
+        transaction__created_at__lte=until,
+    )
+    fills = legs.filter(amount__gt=0).aggregate(total=Sum("amount"))["total"] or ZERO
+    credits = legs.filter(amount__lt=0).aggregate(total=Sum("amount"))["total"] or ZERO
+    return fills, -credits
+
+
+def _cash_in(drop_box: Place, *, since: dt.datetime, until: dt.datetime) -> Decimal:
+    """The cash that went into a drop box between two moments, as recorded at the table."""
+    legs = Leg.objects.filter(
+        desk=drop_box,
+        item=Item.CASH,
+        amount__gt=0,
+        transaction__created_at__gte=since,
+        transaction__created_at__lte=until,
+    )
+    return legs.aggregate(total=Sum("amount"))["total"] or ZERO
+
+
+def table_buy_in(
+    *,
+    session: TableSession,
+    cash: Decimal,
+    pieces: Mapping[str, int],
+    seat: int,
+    user: User,
+    person: Person | None = None,
+    identity: IdentityDetails | None = None,
+    operation_key: str | None = None,
+) -> TableBuyIn:
+    """Chips bought for cash at an open table: the cash into its drop box, the chips out of its tray to the player.
+
+    Over the casino's threshold the person is identified first, with the desk's checks, and the buy-in is
+    written in the register (`post_transaction`: refused otherwise, and the database refuses it too); the
+    structuring and linked-day alerts see it with the desks' operations.
+    """
+    chips = tray_counted(pieces)
+    if cash <= 0 or cash != cash.quantize(Decimal("0.01")):
+        raise CashDeskError("invalid_amount", _("Type the cash taken in euros and cents, more than zero."))
+    if sum(chips.values(), ZERO) != cash:
+        raise CashDeskError(
+            "chips_not_cash", _("The chips given must be worth the cash taken: %(cash)s.") % {"cash": cash}
+        )
+    if not 1 <= seat <= SEATS:
+        raise CashDeskError("invalid_seat", _("Choose a seat from 1 to %(seats)s.") % {"seats": SEATS})
+    with identification_logged(casino=session.table.casino, user=user), transaction.atomic():
+        books = lock_table(session.table)
+        done = DESK_TRANSACTION.once(
+            operation_key,
+            user=user,
+            run=lambda: _buy_in(
+                books,
+                session_id=session.pk,
+                cash=cash,
+                chips=chips,
+                seat=seat,
+                user=user,
+                person=person,
+                identity=identity,
+                key=operation_key,
+            ),
+        )
+    return done if isinstance(done, TableBuyIn) else done.buy_in_at_table
+
+
+def _buy_in(
+    books: TablePlaces,
+    *,
+    session_id: int,
+    cash: Decimal,
+    chips: dict[str, Decimal],
+    seat: int,
+    user: User,
+    person: Person | None,
+    identity: IdentityDetails | None,
+    key: str | None,
+) -> TableBuyIn:
+    session = TableSession.objects.get(pk=session_id)
+    if not session.is_open:
+        raise CashDeskError("table_closed", _("This table is closed: open it with a count first."))
+    given = [Line(item, -amount, -int(amount / DENOMINATIONS[item])) for item, amount in chips.items() if amount]
+    legs: Legs = [
+        (books.drop_box, Line(Item.CASH, cash)),
+        (Counterparty.PLAYERS, Line(Item.CASH, -cash)),
+        *((books.tray, line) for line in given),
+        *((Counterparty.PLAYERS, line.negated()) for line in given),
+    ]
+    posting = post_transaction(
+        shift=None,
+        desk=books.tray,
+        kind=TransactionKind.TABLE_BUY_IN,
+        amount=cash,
+        lines=[],
+        legs=legs,
+        user=user,
+        person=person,
+        identity=identity,
+        note=_("Table %(table)s, seat %(seat)s") % {"table": books.table.number, "seat": seat},
+        operation_key=key,
+    )
+    return TableBuyIn.objects.create(session=session, transaction=posting, seat=seat)

@@ -65,7 +65,7 @@ def ticket_payout(
     mismatch recorded as an exception.
     """
     now = timezone.now()
-    with identification_logged(shift=shift, user=user), transaction.atomic():
+    with identification_logged(casino=shift.desk.casino, user=user), transaction.atomic():
         ticket = _lock_ticket(casino_id=shift.desk.casino_id, validation_number=validation_number)
         shift, desk = lock_shift(shift=shift, user=user)
         paid = DESK_TRANSACTION.once(
@@ -146,7 +146,7 @@ def ticket_sell(
     if amount <= 0 or amount != amount.quantize(CENT):
         raise CashDeskError("invalid_amount", _("Enter the amount in euros and cents, more than zero."))
     now = timezone.now()
-    with identification_logged(shift=shift, user=user), transaction.atomic():
+    with identification_logged(casino=shift.desk.casino, user=user), transaction.atomic():
         shift, desk = lock_shift(shift=shift, user=user)
         return DESK_TRANSACTION.once(
             operation_key,

@@ -6,7 +6,8 @@ from django.test import Client
 
 from cashdesk import services
 from cashdesk.models import Leg
-from machines.models import Machine, Place
+from cashdesk.services.tables import table_create
+from machines.models import Machine, Place, TableGame
 from staff.models import StaffAssignment
 from tests.conftest import MachineClient
 from tests.factories import MachineFactory, make_user
@@ -161,3 +162,23 @@ REPORTS = ["daily", "liability", "exceptions", "books", "overshort", "machines",
 @pytest.fixture
 def reports_client(manager, casino):
     return logged_in_client(manager, casino)
+
+
+# A gaming table of the casino's (issue 24), its pit supervisor and a croupier of its staff.
+@pytest.fixture
+def pit_supervisor(casino):
+    user = make_user("salesvadove", "pit_supervisor")
+    StaffAssignment.objects.create(user=user, casino=casino)
+    return user
+
+
+@pytest.fixture
+def croupier(casino):
+    user = make_user("krupjė")
+    StaffAssignment.objects.create(user=user, casino=casino)
+    return user
+
+
+@pytest.fixture
+def table(casino):
+    return table_create(casino=casino, number="AR1", game=TableGame.AMERICAN_ROULETTE)
