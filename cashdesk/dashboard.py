@@ -24,11 +24,12 @@ from cashdesk.models import (
     LiabilitySnapshot,
     ReversalRequest,
     Shift,
+    TableSession,
     Transfer,
 )
 from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
-from machines.models import BooksVerification, Casino, Machine, MeterReconciliation, Place
+from machines.models import BooksVerification, Casino, GamingTable, Machine, MeterReconciliation, Place
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
@@ -314,3 +315,24 @@ def _meter_exceptions(casino: Casino, day: dt.date) -> dict[str, Any]:
         )
     )
     return {"meters_day": day, "meter_differences": counts["differences"], "meters_silent": counts["silent"]}
+
+
+@dataclass(frozen=True)
+class TablesToday:
+    """The gaming tables on the dashboard: how many are open of how many, and the win of today's closed sessions."""
+
+    open: int
+    tables: int
+    win: Decimal
+
+
+def tables_today(casino: Casino, day: dt.date) -> TablesToday:
+    begin, finish = casino.gaming_day_bounds(day)
+    using = reports_db()
+    tables = GamingTable.objects.using(using).filter(casino=casino)
+    win = (
+        TableSession.objects.using(using)
+        .filter(table__casino=casino, opened_at__gte=begin, opened_at__lt=finish, closed_at__isnull=False)
+        .aggregate(total=Sum("win"))["total"]
+    )
+    return TablesToday(open=tables.filter(is_open=True).count(), tables=tables.count(), win=win or ZERO)

@@ -21,6 +21,7 @@ from cashdesk.models import (
     HoldCase,
     Leg,
     MachineReceipt,
+    TableSession,
     TransactionKind,
 )
 from casino_office.vocabulary import VAULT_TRANSFER_KINDS
@@ -349,6 +350,7 @@ __all__ = [
     "per_desk",
     "per_machine",
     "reports_db",
+    "tables",
     "tickets_per_gaming_day",
     "transfers",
 ]
@@ -505,3 +507,63 @@ def check_code_exceptions(casino: Casino, begin: dt.datetime, finish: dt.datetim
             }
         )
     return rows
+
+
+# A table's figures per gaming day (the sessions opened that day, summed; the opening of the first, the closing of
+# the last), per game over the period and in total.
+TABLE_AMOUNTS = ("fills", "credits", "drop", "win")
+
+
+def _hold(win: Decimal, drop: Decimal) -> Decimal | None:
+    """The hold in per cent (win / drop), where there was a drop."""
+    return (win * 100 / drop).quantize(Decimal("0.1")) if drop else None
+
+
+def tables(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    """Per table and gaming day of its closed sessions: opening tray, fills, credits, buy-ins recorded, drop as
+    recorded at the table (the count room's figure is not in the system yet), closing tray, win and hold; then a
+    row per game and the totals (marked `_total`)."""
+    begin, finish = casino.gaming_day_bounds(start, end)
+    sessions = (
+        TableSession.objects.using(reports_db())
+        .filter(table__casino=casino, opened_at__gte=begin, opened_at__lt=finish, closed_at__isnull=False)
+        .select_related("table")
+        .annotate(buy_in_count=Count("buy_ins"))
+        .order_by("table__number", "opened_at")
+    )
+    days: dict[tuple[dt.date, int], dict[str, Any]] = {}
+    for session in sessions:
+        day = casino.gaming_day(session.opened_at)
+        row = days.get((day, session.table_id))
+        if row is None:
+            row = days[(day, session.table_id)] = {
+                "day": day,
+                "table": session.table.number,
+                "game": session.table.get_game_display(),
+                "opening": session.opening,
+                "buy_ins": 0,
+                **dict.fromkeys(TABLE_AMOUNTS, Decimal("0.00")),
+            }
+        for column in TABLE_AMOUNTS:
+            row[column] += getattr(session, column)
+        row["buy_ins"] += session.buy_in_count
+        row["closing"] = session.closing
+    rows = sorted(days.values(), key=lambda row: (row["day"], row["table"]))
+    if not rows:
+        return rows
+    games: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        row["hold"] = _hold(row["win"], row["drop"])
+        game = games.setdefault(
+            row["game"], {"game": row["game"], "buy_ins": 0, **dict.fromkeys(TABLE_AMOUNTS, Decimal("0.00"))}
+        )
+        for column in (*TABLE_AMOUNTS, "buy_ins"):
+            game[column] += row[column]
+    totals: dict[str, Any] = {"day": _("Total"), "_total": True, "buy_ins": 0}
+    totals.update(dict.fromkeys(TABLE_AMOUNTS, Decimal("0.00")))
+    for game in games.values():
+        game.update(_total=True, hold=_hold(game["win"], game["drop"]))
+        for column in (*TABLE_AMOUNTS, "buy_ins"):
+            totals[column] += game[column]
+    totals["hold"] = _hold(totals["win"], totals["drop"])
+    return [*rows, *sorted(games.values(), key=lambda game: game["game"]), totals]

@@ -17,6 +17,7 @@ from cashdesk.dashboard import (
     cash_per_kiosk,
     liability_trend,
     open_exceptions,
+    tables_today,
     tickets_per_hour,
 )
 from casino_office.money import format_money
@@ -70,6 +71,7 @@ def dashboard(request: StaffRequest) -> HttpResponse:
         "kiosk_ceiling": casino.kiosk_payout_ceiling,
         "kiosk_capacity": casino.kiosk_cash_capacity,
         "exceptions": open_exceptions(casino, now),
+        "tables": tables_today(casino, day),
         **_dashboard_charts(day, hours, trend, desks),
     }
     return render(request, "cashdesk/dashboard.html", context)

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponsePermanentRedirect, QueryDict
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.formats import date_format
+from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -30,6 +30,7 @@ REPORTS = {
     "meters": gettext_lazy("Meters against tickets"),
     "kiosks": gettext_lazy("Per kiosk"),
     "transfers": gettext_lazy("Vault transfers"),
+    "tables": gettext_lazy("Gaming tables"),
 }
 # Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
 COLUMN_LABELS = {
@@ -81,6 +82,16 @@ COLUMN_LABELS = {
     "receipt": gettext_lazy("Receipt"),
     "pieces": gettext_lazy("Pieces"),
     "approver": gettext_lazy("Approved by"),
+    "table": gettext_lazy("Table"),
+    "game": gettext_lazy("Game"),
+    "opening": gettext_lazy("Opening tray"),
+    "fills": gettext_lazy("Fills"),
+    "credits": gettext_lazy("Credits"),
+    "buy_ins": gettext_lazy("Buy-ins"),
+    "drop": gettext_lazy("Drop (recorded)"),
+    "closing": gettext_lazy("Closing tray"),
+    "win": gettext_lazy("Win"),
+    "hold": gettext_lazy("Hold (%)"),
 }
 # The meters a machine reports (machine contract v1.1), as the page names them; the CSV keeps the keys.
 METER_LABELS = {
@@ -105,6 +116,7 @@ NUMERIC_COLUMNS = {
     *("meter_change", "system", "difference"),
     *("paid_count", "paid_amount", "printed_count", "printed_amount", "fill_count", "fill_amount"),
     *("drop_count", "drop_counted", "cash_end", "pieces"),
+    *("opening", "fills", "credits", "buy_ins", "drop", "closing", "win", "hold"),
 }
 # Places of each amount column in the CSV: a ticket's amount to the mill (as the machine and the ticket
 # carry it), cash in cents; counts are whole numbers and need no entry.
@@ -124,6 +136,7 @@ CSV_PLACES: dict[str, dict[str, int]] = {
         ("paid_amount", "printed_amount", "fill_amount", "drop_counted", "variance", "cash_end"), CASH_PLACES
     ),
     "transfers": {"amount": CASH_PLACES},
+    "tables": {**dict.fromkeys(("opening", "fills", "credits", "drop", "closing", "win"), CASH_PLACES), "hold": 1},
 }
 
 
@@ -212,6 +225,8 @@ def _shown(column: str, value: Any) -> str:
     """A cell as the reader's locale writes it."""
     if value is None or value == "":
         return ""
+    if column == "hold":  # a share in per cent, not an amount
+        return f"{number_format(value, 1)} %"
     if isinstance(value, Decimal):
         return format_money(value.copy_abs() if value.is_zero() else value)
     if isinstance(value, dt.datetime):
@@ -346,6 +361,9 @@ def _report_table(
     elif kind == "transfers":
         rows = reports.transfers(casino, start, end)
         columns = ["when", "receipt", "desk", "kind", "item", "pieces", "amount", "cashier", "approver"]
+    elif kind == "tables":
+        rows = reports.tables(casino, start, end)
+        columns = ["day", "table", "game", "opening", "fills", "credits", "buy_ins", "drop", "closing", "win", "hold"]
     elif kind == "meters":
         rows = reports.meters(casino, day)
         columns = ["machine", "meter", "meter_change", "system", "difference", "note"]
