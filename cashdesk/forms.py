@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
 from cashdesk.models import HoldCase
+from cashdesk.models.tables import SEATS
 from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.widgets import DayInput
 from compliance.models import Person
@@ -401,3 +402,58 @@ class ReprintVoucherForm(forms.Form):
 class PeriodForm(forms.Form):
     start = forms.DateField(label=_("From"), widget=DayInput())
     end = forms.DateField(label=_("To"), widget=DayInput())
+
+
+def _chip_fields(form: forms.Form, *, required: bool) -> None:
+    """A field per value chip, in pieces, with its value for the page's running total."""
+    for item in CHIPS:
+        form.fields[item] = AsciiIntegerField(
+            label=_("%(item)s (pieces)") % {"item": Item(item).label},
+            min_value=0,
+            max_value=1_000_000,
+            initial=0,
+            required=required,
+            widget=forms.NumberInput(attrs=_denomination(item)),
+        )
+
+
+class StaffChoiceField(forms.ModelChoiceField):
+    """A member of staff by name (the username where none is given)."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        return obj.get_full_name() or obj.get_username()
+
+
+class TrayCountForm(OperationForm):
+    """A table's chip tray counted at its opening (with the croupier named) or its closing: value chips in pieces."""
+
+    running_total = True
+
+    def __init__(self, *args: Any, croupiers: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if croupiers is not None:
+            self.fields["croupier"] = StaffChoiceField(label=_("Croupier"), queryset=croupiers)
+        _chip_fields(self, required=True)
+
+    def pieces(self) -> dict[str, int]:
+        return {item: self.cleaned_data[item] for item in CHIPS}
+
+
+class TableBuyInForm(PersonFieldsForm):
+    """Chips bought for cash at a table: the seat, the cash, the chips given; the person over the threshold."""
+
+    running_total = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["seat"] = forms.TypedChoiceField(
+            label=_("Seat"), choices=[(seat, seat) for seat in range(1, SEATS + 1)], coerce=int
+        )
+        self.fields["amount"] = money_field(
+            _("Cash taken (EUR)"), widget=forms.NumberInput(attrs={"autofocus": True, "step": "0.01"})
+        )
+        _chip_fields(self, required=False)
+        self.order_fields(["seat", "amount", *CHIPS])
+
+    def chips(self) -> dict[str, int]:
+        return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}

@@ -1,17 +1,29 @@
-"""The pit (issue 24): the casino's gaming tables with their limits now, their places' holdings and their signs.
+"""The pit (issue 24): the casino's gaming tables with their limits now, their places' holdings and their signs; a
+table opened with a count of its tray and a croupier named, chips bought at it, and its closing with the result.
 
-The rest of the pit supervisor's day (opening counts, fills, credits, buy-ins, closing) is not built yet.
+Fills, credits and colour chips are not built yet.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cashdesk.books import place_balances
-from cashdesk.models import TablePlaces
+from cashdesk.forms import OperationForm, TableBuyInForm, TrayCountForm
+from cashdesk.models import TablePlaces, TableSession
+from cashdesk.services import tables
+from casino_office.errors import DomainError
+from casino_office.money import format_money
 from machines.models import GamingTable, Place, TableLimit, table_limit_on
 from staff.access import StaffRequest, role_required, staff_casino
 
@@ -24,6 +36,7 @@ class TableRow:
     limit: TableLimit | None
     tray: Decimal
     drop_box: Decimal
+    session: TableSession | None
 
 
 def _held(place: Place) -> Decimal:
@@ -35,8 +48,153 @@ def _held(place: Place) -> Decimal:
 def pit(request: StaffRequest) -> HttpResponse:
     casino = staff_casino(request)
     today = casino.gaming_day(timezone.now())
+    open_sessions = {
+        session.table_id: session
+        for session in TableSession.objects.filter(table__casino=casino, closed_at__isnull=True).select_related(
+            "croupier"
+        )
+    }
     rows = []
     for books in TablePlaces.objects.filter(table__casino=casino).select_related("table", "tray", "drop_box"):
-        rows.append(TableRow(books.table, table_limit_on(books.table, today), _held(books.tray), _held(books.drop_box)))
+        table = books.table
+        limit = table_limit_on(table, today)
+        rows.append(TableRow(table, limit, _held(books.tray), _held(books.drop_box), open_sessions.get(table.pk)))
     rows.sort(key=lambda row: row.table.number)
     return render(request, "cashdesk/pit.html", {"rows": rows, "gaming_day": today})
+
+
+def _table(request: StaffRequest, pk: int) -> GamingTable:
+    return get_object_or_404(GamingTable, pk=pk, casino=staff_casino(request))
+
+
+def _session(request: StaffRequest, pk: int) -> TableSession:
+    return get_object_or_404(
+        TableSession.objects.select_related("table", "croupier", "opened_by", "closed_by"),
+        pk=pk,
+        table__casino=staff_casino(request),
+    )
+
+
+def _croupiers(request: StaffRequest) -> "QuerySet[User]":
+    """Who may be named the croupier: the casino's active staff other than the pit supervisor."""
+    casino = staff_casino(request)
+    return (
+        User.objects.filter(is_active=True, assignment__casino=casino)
+        .exclude(pk=request.user.pk)
+        .order_by("first_name", "last_name", "username")
+    )
+
+
+def _submit(form: OperationForm, action: Callable[[Any], TableSession]) -> TableSession | None:
+    """Validate, run one service; a refusal becomes a form error in plain words (the person's fields open when the
+    buy-in needs the person)."""
+    if not form.is_valid():
+        return None
+    try:
+        return action(form)
+    except DomainError as error:
+        form.add_error(None, error.message)
+        if error.code == "identity_required" and isinstance(form, TableBuyInForm):
+            form.require_identity()
+    return None
+
+
+def _form_page(request: StaffRequest, form: OperationForm, title: str, back: str, intro: str = "") -> HttpResponse:
+    threshold = staff_casino(request).identity_threshold
+    context = {"form": form, "title": title, "intro": intro, "back": back, "identity_threshold": threshold}
+    return render(request, "cashdesk/form.html", context)
+
+
+@role_required(PIT)
+def table_open(request: StaffRequest, pk: int) -> HttpResponse:
+    table = _table(request, pk)
+    form = TrayCountForm(request.POST or None, croupiers=_croupiers(request))
+    session = _submit(
+        form,
+        lambda f: tables.table_open(
+            table=table,
+            croupier=f.cleaned_data["croupier"],
+            pieces=f.pieces(),
+            user=request.user,
+            operation_key=f.cleaned_data["operation_key"],
+        ),
+    )
+    if session is not None:
+        messages.success(request, _("Table %(table)s is open.") % {"table": table.number})
+        return redirect("pit-session", pk=session.pk)
+    intro = _("Count the chip tray with the croupier: the count is compared with the table's last closing.")
+    title = _("Open table %(table)s") % {"table": table.number}
+    return _form_page(request, form, title, back=_pit_url(), intro=intro)
+
+
+@role_required(PIT)
+def table_close(request: StaffRequest, pk: int) -> HttpResponse:
+    session = _session(request, pk)
+    form = TrayCountForm(request.POST or None)
+    closed = _submit(
+        form,
+        lambda f: tables.table_close(
+            session=session, pieces=f.pieces(), user=request.user, operation_key=f.cleaned_data["operation_key"]
+        ),
+    )
+    if closed is not None:
+        win = format_money(closed.win or Decimal("0"))
+        messages.success(
+            request,
+            _("Table %(table)s is closed: its result is %(win)s.")
+            % {
+                "table": session.table.number,
+                "win": win,
+            },
+        )
+        return redirect("pit-session", pk=closed.pk)
+    intro = _(
+        "Count the chip tray with the croupier %(croupier)s: what it holds beyond the books is the table's result."
+    ) % {"croupier": _name(session.croupier)}
+    title = _("Close table %(table)s") % {"table": session.table.number}
+    return _form_page(request, form, title, back=_session_url(session), intro=intro)
+
+
+@role_required(PIT)
+def table_buy_in(request: StaffRequest, pk: int) -> HttpResponse:
+    session = _session(request, pk)
+    form = TableBuyInForm(request.POST or None)
+    done = _submit(
+        form,
+        lambda f: (
+            tables.table_buy_in(
+                session=session,
+                cash=f.cleaned_data["amount"],
+                pieces=f.chips(),
+                seat=f.cleaned_data["seat"],
+                user=request.user,
+                identity=f.identity(),
+                operation_key=f.cleaned_data["operation_key"],
+            ).session
+        ),
+    )
+    if done is not None:
+        messages.success(request, _("The buy-in is recorded."))
+        return redirect("pit-session", pk=session.pk)
+    intro = _("Cash into the drop box, chips out of the tray; over the threshold identify the person first.")
+    title = _("Buy-in at table %(table)s") % {"table": session.table.number}
+    return _form_page(request, form, title, back=_session_url(session), intro=intro)
+
+
+@role_required(PIT)
+def table_session(request: StaffRequest, pk: int) -> HttpResponse:
+    session = _session(request, pk)
+    buy_ins = session.buy_ins.select_related("transaction").order_by("transaction__created_at")
+    return render(request, "cashdesk/pit_session.html", {"session": session, "buy_ins": buy_ins})
+
+
+def _name(user: User) -> str:
+    return user.get_full_name() or user.get_username()
+
+
+def _pit_url() -> str:
+    return reverse("pit")
+
+
+def _session_url(session: TableSession) -> str:
+    return reverse("pit-session", args=[session.pk])

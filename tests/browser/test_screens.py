@@ -122,8 +122,47 @@ def test_floor_attendant_screens(workstation):
 
 
 def test_pit_supervisor_screens(workstation):
+    """The pit, then a table's day on its pages: opened with a count, a buy-in refused until the person is
+    identified, one recorded, the closing with the table's result."""
     pit = workstation("pit", "salesvadove-adm")
     pit.visit("/pit/", "pit")
+    page = pit.page
+    with page.expect_navigation():
+        page.click("table.pit tbody tr:first-child a[href$='/open/']")
+    pit.look("table-open")
+    page.select_option("#id_croupier", label="Aistė Petraitytė")
+    page.fill("#id_chip_100", "20")
+    page.fill("#id_chip_25", "40")
+    page.fill("#id_chip_5", "100")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    assert "/pit/sessions/" in page.url
+    pit.look("table-session")
+    with page.expect_navigation():
+        page.click("main a[href$='/buy-in/']")
+    page.select_option("#id_seat", "3")
+    page.fill("#id_amount", "1500")
+    page.fill("#id_chip_100", "15")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    assert page.locator("#person-required").is_visible()
+    pit.look("buy-in-identify")
+    page.fill("#id_amount", "125")
+    page.fill("#id_chip_100", "1")
+    page.fill("#id_chip_25", "1")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    assert "/buy-in/" not in page.url
+    with page.expect_navigation():
+        page.click("main a[href$='/close/']")
+    pit.look("table-close")
+    page.fill("#id_chip_100", "19")
+    page.fill("#id_chip_25", "45")
+    page.fill("#id_chip_5", "100")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    pit.look("table-result")
+    assert "150,00" in page.inner_text("table.result") or "150.00" in page.inner_text("table.result")
 
 
 def test_supervisor_screens(workstation):

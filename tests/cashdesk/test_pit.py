@@ -11,7 +11,7 @@ from machines.models import TableGame
 from machines.services import table_limit_order_record
 from staff.models import StaffAssignment
 from tests.cashdesk.test_printing import pdf_text
-from tests.factories import make_user
+from tests.factories import make_user, personal_code
 
 pytestmark = pytest.mark.django_db
 ONE = Decimal("1")
@@ -74,3 +74,82 @@ def test_the_sign_shows_the_limits_in_force_in_both_languages(pit, tables):
 def test_another_casino_s_table_sign_is_not_found(pit, other_casino):
     elsewhere = table_create(casino=other_casino, number="XX9", game=TableGame.CASINO_WAR)
     assert pit.get(f"/pit/tables/{elsewhere.pk}/sign.pdf").status_code == 404
+
+
+# The table's day from the pit's pages: open with a count, buy-ins (one refused until the person is identified),
+# close with the result.
+
+
+def _count(**pieces):
+    return {"chip_500": 0, "chip_100": 0, "chip_25": 0, "chip_5": 0, "chip_1": 0, "chip_0_50": 0, **pieces}
+
+
+def _key():
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def test_a_table_s_day_from_the_pit(casino, tables, pit):
+    from cashdesk.models import TableSession
+    from compliance.models import RegisterEntry as Entry
+
+    roulette, _poker = tables
+    croupier = make_user("krupjė")
+    StaffAssignment.objects.create(user=croupier, casino=casino)
+
+    page = pit.get(f"/pit/tables/{roulette.pk}/open/")
+    assert page.status_code == 200
+    assert "krupjė" in page.content.decode()
+    opened = pit.post(
+        f"/pit/tables/{roulette.pk}/open/",
+        {"croupier": croupier.pk, "operation_key": _key(), **_count(chip_100=20, chip_25=40)},
+    )
+    session = TableSession.objects.get(table=roulette)
+    assert opened.status_code == 302
+    assert opened["Location"] == f"/pit/sessions/{session.pk}/"
+
+    small = {"seat": 2, "amount": "125.00", "operation_key": _key(), **_count(chip_100=1, chip_25=1)}
+    assert pit.post(f"/pit/sessions/{session.pk}/buy-in/", small).status_code == 302
+    big = {"seat": 4, "amount": "1500.00", "operation_key": _key(), **_count(chip_100=15)}
+    refused = pit.post(f"/pit/sessions/{session.pk}/buy-in/", big)
+    assert refused.status_code == 200
+    assert refused.context["form"].identity_required
+    assert not Entry.objects.exists()
+    identified = pit.post(
+        f"/pit/sessions/{session.pk}/buy-in/",
+        {
+            **big,
+            "personal_code": personal_code(dt.date(1980, 5, 17)),
+            "document_type": "passport",
+            "document_number": "LT7654321",
+            "document_country": "LT",
+            "document_expiry": "2031-01-01",
+            "given_names": "Jonas",
+            "surnames": "Jonaitis",
+            "date_of_birth": "1980-05-17",
+            "nationality": "LT",
+            "address": "Vilnius",
+        },
+    )
+    assert identified.status_code == 302, identified.context["form"].errors
+    assert Entry.objects.get().kind == "table_buy_in"
+
+    closed = pit.post(f"/pit/sessions/{session.pk}/close/", {"operation_key": _key(), **_count(chip_100=6, chip_25=45)})
+    assert closed.status_code == 302
+    session.refresh_from_db()
+    # 600 + 1125 = 1725 in the tray against 3000 opened, with 1625 dropped: the table won 350.
+    assert session.win == Decimal("350.00")
+    result = pit.get(f"/pit/sessions/{session.pk}/").content.decode()
+    assert "350.00" in result
+
+
+def test_the_pit_refuses_another_casino_s_table_and_a_bad_count(casino, other_casino, tables, pit):
+    from cashdesk.services.tables import table_create
+
+    elsewhere = table_create(casino=other_casino, number="AR9", game=TableGame.AMERICAN_ROULETTE)
+    assert pit.get(f"/pit/tables/{elsewhere.pk}/open/").status_code == 404
+    roulette, _poker = tables
+    page = pit.post(f"/pit/tables/{roulette.pk}/open/", {"croupier": "", "operation_key": _key(), **_count(chip_5=-3)})
+    assert page.status_code == 200
+    assert set(page.context["form"].errors) == {"croupier", "chip_5"}

@@ -62,6 +62,10 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "kiosk-cancel": ("POST", {"floor_attendant", "shift_supervisor"}),  # who asked, or a supervisor (per object)
     "pit": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "table-sign-pdf": ("GET", {"pit_supervisor", "shift_supervisor", "manager"}),
+    "pit-table-open": ("GET", {"pit_supervisor", "shift_supervisor"}),  # a table of the staff's casino (404 otherwise)
+    "pit-session": ("GET", {"pit_supervisor", "shift_supervisor"}),
+    "pit-buy-in": ("GET", {"pit_supervisor", "shift_supervisor"}),
+    "pit-table-close": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "supervisor": ("GET", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: the held tickets only
     "approve-transfer": ("POST", {"shift_supervisor"}),
     "approve-reversal": ("POST", {"shift_supervisor"}),

@@ -68,6 +68,10 @@ DEMO_STAFF = [
     ("vadovas", "manager"),
 ]
 
+# Each casino's croupiers: staff of the casino without a login of their own (the pit supervisor names them at a
+# table); username, given name, surname.
+CROUPIERS = [("krupje-1", "Aistė", "Petraitytė"), ("krupje-2", "Mantas", "Kazlauskas")]
+
 
 # Each casino's gaming tables (number, game) and their limits by the director's order (minimum, maximum, step).
 TABLES = [
@@ -153,6 +157,7 @@ class Command(BaseCommand):
                         StaffAssignment.objects.create(user=user, casino=casino)
                         user.groups.add(Group.objects.get(name=role))
                 self._stock_kiosks(casino)
+                self._croupiers(casino)
                 self._tables(casino)
         staff = ", ".join(f"{username}-tor ({role})" for username, role in DEMO_STAFF)
         self.stdout.write(
@@ -162,6 +167,15 @@ class Command(BaseCommand):
             f"Admin: admin / {DEMO_ADMIN_PASSWORD}\n"
             f"Staff (password {DEMO_STAFF_PASSWORD}): {staff}; the same with -adm for Casino Admiral"
         )
+
+    def _croupiers(self, casino: Casino) -> None:
+        user_model = get_user_model()
+        for username, given, surname in CROUPIERS:
+            name = f"{username}-{casino.code.lower()}"
+            if not user_model.objects.filter(username=name).exists():
+                # No password: a croupier does not log in.
+                user = user_model.objects.create_user(name, first_name=given, last_name=surname)
+                StaffAssignment.objects.create(user=user, casino=casino)
 
     def _tables(self, casino: Casino) -> None:
         """The casino's tables (each with its tray and drop box) and the director's order of their limits."""
