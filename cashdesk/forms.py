@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
 from cashdesk.models import HoldCase
-from cashdesk.models.tables import SEATS
+from cashdesk.models.tables import COLOUR_CHIP_VALUES, SEATS, ChipColour
 from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.widgets import DayInput
 from compliance.models import Person
@@ -454,6 +454,43 @@ class TableBuyInForm(PersonFieldsForm):
         )
         _chip_fields(self, required=False)
         self.order_fields(["seat", "amount", *CHIPS])
+
+    def chips(self) -> dict[str, int]:
+        return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}
+
+
+class ColourChipsForm(OperationForm):
+    """Colour chips for a player at a roulette table: the colour, each chip's value, the seat, the value chips
+    handed in."""
+
+    running_total = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["colour"] = forms.ChoiceField(label=_("Colour"), choices=ChipColour.choices)
+        self.fields["value"] = forms.TypedChoiceField(
+            label=_("Value of a chip (EUR)"), choices=[(value, value) for value in COLOUR_CHIP_VALUES], coerce=Decimal
+        )
+        self.fields["seat"] = forms.TypedChoiceField(
+            label=_("Seat"), choices=[(seat, seat) for seat in range(1, SEATS + 1)], coerce=int
+        )
+        _chip_fields(self, required=False)
+
+    def chips(self) -> dict[str, int]:
+        return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}
+
+
+class ColourReturnForm(OperationForm):
+    """A player's colour chips exchanged back: how many came back, and the value chips given for them."""
+
+    running_total = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["returned"] = AsciiIntegerField(
+            label=_("Colour chips handed back"), min_value=0, max_value=1_000_000
+        )
+        _chip_fields(self, required=False)
 
     def chips(self) -> dict[str, int]:
         return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}

@@ -151,6 +151,9 @@ KINDS: tuple[Kind, ...] = (
         register=True,
         counterparty="players",
     ),
+    # Colour chips at a roulette table: value chips into the tray against colour chips out, and back (the
+    # difference then is the table's win or loss on them). No cash moves.
+    Kind("table_colour", _("Colour chips at a table"), counterparty="colour_chips"),
 )
 
 

@@ -60,6 +60,7 @@ TODAY_COUNTERPARTIES = {
     "kiosk_ticket": "tickets",
     "table_result": "table_win",
     "table_buy_in": "players",
+    "table_colour": "colour_chips",
 }
 TODAY_KINDS = [
     "ticket_payout",
@@ -80,6 +81,7 @@ TODAY_KINDS = [
     "kiosk_ticket",
     "table_result",
     "table_buy_in",
+    "table_colour",
 ]
 
 # Kinds invented for the test, with every property set (one paying out, one taking in), so each must show up

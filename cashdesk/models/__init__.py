@@ -22,7 +22,7 @@ from cashdesk.models.instruments import (
     SmartCardRead,
 )
 from cashdesk.models.snapshots import LiabilitySnapshot
-from cashdesk.models.tables import TableBuyIn, TablePlaces, TableSession
+from cashdesk.models.tables import ColourChips, TableBuyIn, TablePlaces, TableSession
 from cashdesk.models.transfers import Transfer, TransferLine
 from casino_office.vocabulary import APPROVED_KINDS, CASH_IN_KINDS, COUNTERPARTY_OF_KIND, IDENTITY_KINDS, KIOSK_KINDS
 
@@ -37,6 +37,7 @@ __all__ = [
     "CashTransaction",
     "CheckCodeFailure",
     "CheckCodeUnlock",
+    "ColourChips",
     "CountRequest",
     "Counterparty",
     "HoldCase",

@@ -40,6 +40,7 @@ class TransactionKind(models.TextChoices):
     KIOSK_TICKET = "kiosk_ticket", _("Ticket printed at a kiosk")
     TABLE_RESULT = "table_result", _("Table result")
     TABLE_BUY_IN = "table_buy_in", _("Chips bought at a gaming table")
+    TABLE_COLOUR = "table_colour", _("Colour chips at a table")
 
 
 class Counterparty(models.TextChoices):
@@ -53,6 +54,8 @@ class Counterparty(models.TextChoices):
     OPENING = "opening", _("Opening balances")
     # The casino's win (or loss) at its gaming tables.
     TABLE_WIN = "table_win", _("Table results")
+    # The value of the colour chips players hold at the tables.
+    COLOUR_CHIPS = "colour_chips", _("Colour chips outstanding")
 
 
 def kind_constraints(kinds: KindLists) -> list[models.BaseConstraint]:

@@ -185,3 +185,97 @@ class TableBuyIn(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.seat}: {self.transaction_id}"
+
+
+class ChipColour(models.TextChoices):
+    """The colours of a roulette table's colour chips: one colour is one player's at one table at a time."""
+
+    RED = "red", _("red")
+    BLUE = "blue", _("blue")
+    GREEN = "green", _("green")
+    YELLOW = "yellow", _("yellow")
+    PURPLE = "purple", _("purple")
+    ORANGE = "orange", _("orange")
+    PINK = "pink", _("pink")
+    WHITE = "white", _("white")
+
+
+# The value a player may choose for each colour chip (casino rules; 0.01 EUR is a learning chip).
+COLOUR_CHIP_VALUES = ("0.01", "0.50", "1", "5", "10", "25", "50", "100", "500")
+LEARNING_CHIP = "0.01"
+
+
+class ColourChips(models.Model):
+    """A player's colour chips at a roulette table: issued for value chips (which go into the tray), exchanged back
+    to value chips at this table only, never for cash; learning chips' sum rounded up to whole euros in the
+    player's favour. Both postings are the books' (cashdesk.services.tables)."""
+
+    Colour = ChipColour
+
+    session = models.ForeignKey(
+        TableSession, on_delete=models.PROTECT, related_name="colour_chips", verbose_name=_("table session")
+    )
+    table = models.ForeignKey(GamingTable, on_delete=models.PROTECT, related_name="+", verbose_name=_("gaming table"))
+    colour = models.CharField(max_length=8, choices=ChipColour.choices, verbose_name=_("colour"))
+    value = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("value of a chip"))
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
+    issued = models.PositiveIntegerField(verbose_name=_("chips issued"))
+    issued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("issued by")
+    )
+    issue = models.OneToOneField(
+        "cashdesk.CashTransaction",
+        on_delete=models.PROTECT,
+        related_name="colour_chips_issued",
+        verbose_name=_("issue"),
+    )
+    returned = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("chips returned"))
+    paid = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("value chips given back")
+    )
+    returned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("exchanged back by"),
+    )
+    exchange = models.OneToOneField(
+        "cashdesk.CashTransaction",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="colour_chips_returned",
+        verbose_name=_("exchange back"),
+    )
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+    return_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("exchange key")
+    )
+
+    class Meta:
+        verbose_name = _("colour chips")
+        verbose_name_plural = _("colour chips")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "colour"], condition=Q(returned__isnull=True), name="colourchips_one_player_a_colour"
+            ),
+            models.CheckConstraint(condition=Q(colour__in=ChipColour.values), name="colourchips_colour_valid"),
+            models.CheckConstraint(condition=Q(value__in=COLOUR_CHIP_VALUES), name="colourchips_value_valid"),
+            models.CheckConstraint(condition=Q(issued__gt=0), name="colourchips_issued_some"),
+            models.CheckConstraint(
+                condition=Q(returned__isnull=True, paid__isnull=True, returned_by__isnull=True, exchange__isnull=True)
+                | Q(returned__isnull=False, paid__gte=0, returned_by__isnull=False),
+                name="colourchips_returned_whole",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_colour_display()} × {self.value} at {self.table_id}"
+
+    @property
+    def is_out(self) -> bool:
+        return self.returned is None

@@ -19,6 +19,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.models import (
     CashTransaction,
     CheckCodeUnlock,
+    ColourChips,
     CountRequest,
     HoldCase,
     MachineReceipt,
@@ -112,3 +113,4 @@ RECEIPT_UNLOCK = OneTimeKey(models=(CheckCodeUnlock,), author="unlocked_by_id")
 HANDOVER_TAKE_OVER = OneTimeKey(models=(CountRequest,), author="next_cashier_id", field="next_operation_key")
 COUNT_DECISION = OneTimeKey(models=(CountRequest,), author="decided_by_id", field="decision_key")
 TABLE_CLOSING = OneTimeKey(models=(TableSession,), author="closed_by_id", field="close_key")
+COLOUR_RETURN = OneTimeKey(models=(ColourChips,), author="returned_by_id", field="return_key")

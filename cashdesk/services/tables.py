@@ -7,7 +7,7 @@ box's (the books lock it, after the tray: they are made in that order, and the b
 
 import datetime as dt
 from collections.abc import Mapping
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -18,16 +18,26 @@ from django.utils.translation import gettext as _
 from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, DENOMINATIONS, Item
-from cashdesk.models import Counterparty, Leg, ShiftCount, TableBuyIn, TablePlaces, TableSession, TransactionKind
-from cashdesk.models.tables import SEATS
+from cashdesk.models import (
+    ColourChips,
+    Counterparty,
+    Leg,
+    ShiftCount,
+    TableBuyIn,
+    TablePlaces,
+    TableSession,
+    TransactionKind,
+)
+from cashdesk.models.tables import COLOUR_CHIP_VALUES, LEARNING_CHIP, SEATS, ChipColour
 from cashdesk.services.counts import count_differences_post
 from cashdesk.services.ledger import identification_logged, post_transaction
-from cashdesk.services.once import DESK_TRANSACTION, TABLE_CLOSING, TABLE_OPENING
+from cashdesk.services.once import COLOUR_RETURN, DESK_TRANSACTION, TABLE_CLOSING, TABLE_OPENING
 from cashdesk.services.posting import Legs, Line
+from casino_office.money import format_money
 from casino_office.vocabulary import VAULT_TRANSFER_KINDS
 from compliance.models import Person
 from compliance.services import IdentityDetails
-from machines.models import Casino, GamingTable, Place
+from machines.models import Casino, GamingTable, Place, TableGame
 from staff.models import StaffAssignment
 
 
@@ -157,6 +167,8 @@ def _close(
         raise CashDeskError("table_closed", _("This table is closed already."))
     if user.pk == session.croupier_id:
         raise CashDeskError("croupier_is_supervisor", _("The croupier and the pit supervisor are two people."))
+    if ColourChips.objects.filter(table_id=books.table_id, returned__isnull=True).exists():
+        raise CashDeskError("colour_chips_out", _("Exchange the players' colour chips back before closing the table."))
     tray = books.tray
     at = timezone.now()
     count = count_differences_post(
@@ -289,3 +301,178 @@ def _buy_in(
         operation_key=key,
     )
     return TableBuyIn.objects.create(session=session, transaction=posting, seat=seat)
+
+
+def _colour_value(value: Decimal) -> Decimal:
+    allowed = {Decimal(choice) for choice in COLOUR_CHIP_VALUES}
+    if value not in allowed:
+        choices = ", ".join(COLOUR_CHIP_VALUES)
+        raise CashDeskError("colour_value", _("A colour chip is worth one of: %(values)s EUR.") % {"values": choices})
+    return value
+
+
+def colour_chips_issue(
+    *,
+    session: TableSession,
+    colour: str,
+    value: Decimal,
+    pieces: Mapping[str, int],
+    seat: int,
+    user: User,
+    operation_key: str | None = None,
+) -> ColourChips:
+    """Colour chips for a player at a roulette table (learning chips at any table), for value chips into the tray.
+
+    One colour is one player's at one table until the chips are exchanged back.
+    """
+    value = _colour_value(value)
+    if colour not in ChipColour.values:
+        raise CashDeskError("colour_invalid", _("Choose one of the table's colours."))
+    if value != Decimal(LEARNING_CHIP) and session.table.game != TableGame.AMERICAN_ROULETTE:
+        raise CashDeskError("colour_not_roulette", _("Colour chips are played at roulette; learning chips anywhere."))
+    if not 1 <= seat <= SEATS:
+        raise CashDeskError("invalid_seat", _("Choose a seat from 1 to %(seats)s.") % {"seats": SEATS})
+    chips = tray_counted(pieces)
+    total = sum(chips.values(), ZERO)
+    if total <= 0 or total % value:
+        raise CashDeskError(
+            "colour_not_whole",
+            _("The value chips handed in must make whole colour chips of %(value)s.") % {"value": value},
+        )
+    with transaction.atomic():
+        books = lock_table(session.table)
+        done = DESK_TRANSACTION.once(
+            operation_key,
+            user=user,
+            run=lambda: _colour_issue(
+                books,
+                session_id=session.pk,
+                colour=colour,
+                value=value,
+                chips=chips,
+                seat=seat,
+                user=user,
+                key=operation_key,
+            ),
+        )
+    return done if isinstance(done, ColourChips) else done.colour_chips_issued
+
+
+def _colour_issue(
+    books: TablePlaces,
+    *,
+    session_id: int,
+    colour: str,
+    value: Decimal,
+    chips: dict[str, Decimal],
+    seat: int,
+    user: User,
+    key: str | None,
+) -> ColourChips:
+    session = TableSession.objects.get(pk=session_id)
+    if not session.is_open:
+        raise CashDeskError("table_closed", _("This table is closed: open it with a count first."))
+    if ColourChips.objects.filter(table_id=books.table_id, colour=colour, returned__isnull=True).exists():
+        raise CashDeskError("colour_taken", _("Another player at this table has that colour: choose another."))
+    handed = [Line(item, amount, int(amount / DENOMINATIONS[item])) for item, amount in chips.items() if amount]
+    total = sum(chips.values(), ZERO)
+    posting = post_transaction(
+        shift=None,
+        desk=books.tray,
+        kind=TransactionKind.TABLE_COLOUR,
+        amount=total,
+        lines=[],
+        legs=[
+            *((books.tray, line) for line in handed),
+            *((Counterparty.COLOUR_CHIPS, line.negated()) for line in handed),
+        ],
+        user=user,
+        note=_("Table %(table)s, seat %(seat)s") % {"table": books.table.number, "seat": seat},
+        operation_key=key,
+    )
+    return ColourChips.objects.create(
+        session=session,
+        table_id=books.table_id,
+        colour=colour,
+        value=value,
+        seat=seat,
+        issued=int(total / value),
+        issued_by=user,
+        issue=posting,
+        operation_key=key or None,
+    )
+
+
+def colour_chips_due(chips: ColourChips, returned: int) -> Decimal:
+    """The value chips a player gets back for `returned` colour chips: learning chips' sum rounded up to whole euros
+    in the player's favour (2 or 78 of them give 1 EUR)."""
+    due = chips.value * returned
+    if chips.value == Decimal(LEARNING_CHIP):
+        return due.to_integral_value(rounding=ROUND_CEILING).quantize(Decimal("0.01"))
+    return due.quantize(Decimal("0.01"))
+
+
+def colour_chips_return(
+    *, chips: ColourChips, returned: int, pieces: Mapping[str, int], user: User, operation_key: str | None = None
+) -> ColourChips:
+    """A player's colour chips exchanged back to value chips out of the tray, at their table only, never for cash.
+
+    The colour chips' value leaves the colour chips outstanding; what the player gets back beyond (or short of) it
+    is the table's loss (or win) on them.
+    """
+    if returned < 0:
+        raise CashDeskError("negative_count", _("A count cannot be below zero."))
+    given = tray_counted(pieces)
+    with transaction.atomic():
+        books = lock_table(chips.table)
+        return COLOUR_RETURN.once(
+            operation_key,
+            user=user,
+            run=lambda: _colour_return(
+                books, chips_id=chips.pk, returned=returned, given=given, user=user, key=operation_key
+            ),
+            pk=chips.pk,
+        )
+
+
+def _colour_return(
+    books: TablePlaces, *, chips_id: int, returned: int, given: dict[str, Decimal], user: User, key: str | None
+) -> ColourChips:
+    chips = ColourChips.objects.select_related("issue").get(pk=chips_id)
+    if not chips.is_out:
+        raise CashDeskError("colour_returned", _("These colour chips were exchanged back already."))
+    due = colour_chips_due(chips, returned)
+    if sum(given.values(), ZERO) != due:
+        raise CashDeskError(
+            "chips_not_due", _("Give value chips worth %(due)s for the colour chips.") % {"due": format_money(due)}
+        )
+    outstanding = [
+        Line(leg.item, -leg.amount, -leg.count if leg.count is not None else None)
+        for leg in chips.issue.legs.filter(counterparty=Counterparty.COLOUR_CHIPS)
+    ]
+    paid = [Line(item, -amount, -int(amount / DENOMINATIONS[item])) for item, amount in given.items() if amount]
+    legs: Legs = [
+        *((Counterparty.COLOUR_CHIPS, line) for line in outstanding),
+        *((Counterparty.TABLE_WIN, line.negated()) for line in outstanding),
+        *((books.tray, line) for line in paid),
+        *((Counterparty.TABLE_WIN, line.negated()) for line in paid),
+    ]
+    posting = post_transaction(
+        shift=None,
+        desk=books.tray,
+        kind=TransactionKind.TABLE_COLOUR,
+        amount=chips.issue.amount,
+        lines=[],
+        legs=legs,
+        user=user,
+        note=_("Table %(table)s, seat %(seat)s") % {"table": books.table.number, "seat": chips.seat},
+    )
+    chips.returned, chips.paid, chips.returned_by, chips.exchange, chips.return_key = (
+        returned,
+        due,
+        user,
+        posting,
+        key or None,
+    )
+    chips.save(update_fields=["returned", "paid", "returned_by", "exchange", "return_key"])
+    return chips

@@ -220,14 +220,22 @@ def ticket_hold(request: StaffRequest) -> HttpResponse:
     return redirect("desk")
 
 
-def _simple(template_title: Any, form_class: Any, call: Any) -> Any:
+def _simple(template_title: Any, form_class: Any, call: Any, intro: Any = "") -> Any:
     @role_required(CASHIER)
     def view(request: StaffRequest) -> HttpResponse:
         shift = _shift_or_redirect(request)
         if shift is None:
             return redirect("desk")
         form = form_class(request.POST or None)
-        return _run(request, form, lambda f: call(request, shift, f), "cashdesk/form.html", shift, title=template_title)
+        return _run(
+            request,
+            form,
+            lambda f: call(request, shift, f),
+            "cashdesk/form.html",
+            shift,
+            title=template_title,
+            intro=intro,
+        )
 
     return view
 
@@ -256,7 +264,16 @@ def _chips(request: StaffRequest, shift: Shift, form: forms.ChipsForm) -> CashTr
     )
 
 
-chips = _simple(gettext_lazy("Value chips"), forms.ChipsForm, _chips)
+# Colour chips have no place at a cash desk (casino rules): the player goes back to the table that issued them.
+chips = _simple(
+    gettext_lazy("Value chips"),
+    forms.ChipsForm,
+    _chips,
+    intro=gettext_lazy(
+        "Value chips only. Colour chips are exchanged back only at the table where they were bought, never for "
+        "cash: send the player back to that table."
+    ),
+)
 
 
 def _tokens(request: StaffRequest, shift: Shift, form: forms.TokensForm) -> CashTransaction:

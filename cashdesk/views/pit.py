@@ -1,7 +1,8 @@
 """The pit (issue 24): the casino's gaming tables with their limits now, their places' holdings and their signs; a
-table opened with a count of its tray and a croupier named, chips bought at it, and its closing with the result.
+table opened with a count of its tray and a croupier named, chips bought at it, colour chips issued and exchanged
+back, and its closing with the result.
 
-Fills, credits and colour chips are not built yet.
+Fills and credits are not built yet.
 """
 
 from collections.abc import Callable
@@ -19,8 +20,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.books import place_balances
-from cashdesk.forms import OperationForm, TableBuyInForm, TrayCountForm
-from cashdesk.models import TablePlaces, TableSession
+from cashdesk.forms import ColourChipsForm, ColourReturnForm, OperationForm, TableBuyInForm, TrayCountForm
+from cashdesk.models import ColourChips, TablePlaces, TableSession
 from cashdesk.services import tables
 from casino_office.errors import DomainError
 from casino_office.money import format_money
@@ -182,10 +183,67 @@ def table_buy_in(request: StaffRequest, pk: int) -> HttpResponse:
 
 
 @role_required(PIT)
+def colour_chips_issue(request: StaffRequest, pk: int) -> HttpResponse:
+    session = _session(request, pk)
+    form = ColourChipsForm(request.POST or None)
+    done = _submit(
+        form,
+        lambda f: (
+            tables.colour_chips_issue(
+                session=session,
+                colour=f.cleaned_data["colour"],
+                value=f.cleaned_data["value"],
+                pieces=f.chips(),
+                seat=f.cleaned_data["seat"],
+                user=request.user,
+                operation_key=f.cleaned_data["operation_key"],
+            ).session
+        ),
+    )
+    if done is not None:
+        messages.success(request, _("The colour chips are issued."))
+        return redirect("pit-session", pk=session.pk)
+    intro = _("The player hands in value chips (they go into the tray) and chooses a colour and each chip's value.")
+    title = _("Colour chips at table %(table)s") % {"table": session.table.number}
+    return _form_page(request, form, title, back=_session_url(session), intro=intro)
+
+
+@role_required(PIT)
+def colour_chips_return(request: StaffRequest, pk: int) -> HttpResponse:
+    chips = get_object_or_404(
+        ColourChips.objects.select_related("session", "table"), pk=pk, table__casino=staff_casino(request)
+    )
+    form = ColourReturnForm(request.POST or None)
+    done = _submit(
+        form,
+        lambda f: (
+            tables.colour_chips_return(
+                chips=chips,
+                returned=f.cleaned_data["returned"],
+                pieces=f.chips(),
+                user=request.user,
+                operation_key=f.cleaned_data["operation_key"],
+            ).session
+        ),
+    )
+    if done is not None:
+        messages.success(request, _("The colour chips are exchanged back."))
+        return redirect("pit-session", pk=chips.session_id)
+    intro = _(
+        "%(colour)s chips of %(value)s at seat %(seat)s, back to value chips out of the tray: at this table only, "
+        "never for cash. Learning chips of 0.01 are rounded up to whole euros in the player's favour."
+    ) % {"colour": chips.get_colour_display(), "value": format_money(chips.value), "seat": chips.seat}
+    title = _("Colour chips back at table %(table)s") % {"table": chips.table.number}
+    return _form_page(request, form, title, back=_session_url(chips.session), intro=intro)
+
+
+@role_required(PIT)
 def table_session(request: StaffRequest, pk: int) -> HttpResponse:
     session = _session(request, pk)
     buy_ins = session.buy_ins.select_related("transaction").order_by("transaction__created_at")
-    return render(request, "cashdesk/pit_session.html", {"session": session, "buy_ins": buy_ins})
+    colours = session.colour_chips.order_by("pk")
+    context = {"session": session, "buy_ins": buy_ins, "colours": colours}
+    return render(request, "cashdesk/pit_session.html", context)
 
 
 def _name(user: User) -> str:

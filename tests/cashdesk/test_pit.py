@@ -103,7 +103,7 @@ def test_a_table_s_day_from_the_pit(casino, tables, pit):
     assert "krupjė" in page.content.decode()
     opened = pit.post(
         f"/pit/tables/{roulette.pk}/open/",
-        {"croupier": croupier.pk, "operation_key": _key(), **_count(chip_100=20, chip_25=40)},
+        {"croupier": croupier.pk, "operation_key": _key(), **_count(chip_100=20, chip_25=40, chip_1=10)},
     )
     session = TableSession.objects.get(table=roulette)
     assert opened.status_code == 302
@@ -135,13 +135,31 @@ def test_a_table_s_day_from_the_pit(casino, tables, pit):
     assert identified.status_code == 302, identified.context["form"].errors
     assert Entry.objects.get().kind == "table_buy_in"
 
-    closed = pit.post(f"/pit/sessions/{session.pk}/close/", {"operation_key": _key(), **_count(chip_100=6, chip_25=45)})
+    # Learning chips for 100 EUR, two of them back: a 1 EUR chip in the player's favour.
+    issued = pit.post(
+        f"/pit/sessions/{session.pk}/colour/",
+        {"colour": "red", "value": "0.01", "seat": 5, "operation_key": _key(), **_count(chip_25=4)},
+    )
+    assert issued.status_code == 302
+    chips = session.colour_chips.get()
+    assert chips.issued == 10000
+    short = pit.post(f"/pit/colour/{chips.pk}/back/", {"returned": 2, "operation_key": _key(), **_count()})
+    assert "€1.00" in str(short.context["form"].non_field_errors())
+    back = pit.post(f"/pit/colour/{chips.pk}/back/", {"returned": 2, "operation_key": _key(), **_count(chip_1=1)})
+    assert back.status_code == 302
+    chips.refresh_from_db()
+    assert chips.paid == Decimal("1.00")
+
+    closed = pit.post(
+        f"/pit/sessions/{session.pk}/close/", {"operation_key": _key(), **_count(chip_100=6, chip_25=45, chip_1=9)}
+    )
     assert closed.status_code == 302
     session.refresh_from_db()
-    # 600 + 1125 = 1725 in the tray against 3000 opened, with 1625 dropped: the table won 350.
-    assert session.win == Decimal("350.00")
+    # 600 + 1125 + 9 = 1734 in the tray against 3010 opened, with 1625 dropped: the table won 349.
+    assert session.win == Decimal("349.00")
+    assert pit.get(f"/pit/colour/{chips.pk}/back/").status_code == 200
     result = pit.get(f"/pit/sessions/{session.pk}/").content.decode()
-    assert "350.00" in result
+    assert "349.00" in result
 
 
 def test_the_pit_refuses_another_casino_s_table_and_a_bad_count(casino, other_casino, tables, pit):

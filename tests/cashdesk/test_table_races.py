@@ -29,9 +29,7 @@ def _outcome(result):
 
 
 def test_two_terminals_opening_one_table_open_it_once(casino, table, croupier, pit_supervisor):
-    open_it = [
-        lambda: table_open(table=table, croupier=croupier, pieces=FLOAT, user=pit_supervisor) for _ in range(2)
-    ]
+    open_it = [lambda: table_open(table=table, croupier=croupier, pieces=FLOAT, user=pit_supervisor) for _ in range(2)]
     results = race(open_it, gate=tray_gate(table))
 
     assert Counter(_outcome(result) for result in results) == {"TableSession": 1, "table_open": 1}
