@@ -29,7 +29,7 @@ from cashdesk.models import (
 )
 from cashdesk.reports import outstanding_liability, reports_db
 from compliance.models import Alert
-from machines.models import BooksVerification, Casino, GamingTable, Machine, MeterReconciliation, Place
+from machines.models import BooksVerification, Casino, GamingTable, Machine, MeterReconciliation, Place, TableGame
 from tickets.models import Ticket, TicketEvent, TicketEventKind
 from tickets.selectors import stuck_redemptions
 
@@ -317,22 +317,53 @@ def _meter_exceptions(casino: Casino, day: dt.date) -> dict[str, Any]:
     return {"meters_day": day, "meter_differences": counts["differences"], "meters_silent": counts["silent"]}
 
 
+# Each game's expected hold (win / drop, per cent) over 30 gaming days: industry-typical bands, the same for every
+# casino until they are a setting; a table outside its band is flagged on the dashboard.
+HOLD_BAND_DAYS = 30
+HOLD_BANDS: dict[str, tuple[Decimal, Decimal]] = {TableGame.AMERICAN_ROULETTE: (Decimal("15"), Decimal("35"))}
+DEFAULT_HOLD_BAND = (Decimal("10"), Decimal("30"))
+
+
+@dataclass(frozen=True)
+class OffBand:
+    table: str
+    hold: Decimal
+    low: Decimal
+    high: Decimal
+
+
 @dataclass(frozen=True)
 class TablesToday:
-    """The gaming tables on the dashboard: how many are open of how many, and the win of today's closed sessions."""
+    """The gaming tables on the dashboard: how many are open of how many, the win of today's closed sessions, and
+    the tables whose hold over the last 30 gaming days is outside their game's band."""
 
     open: int
     tables: int
     win: Decimal
+    off_band: list[OffBand]
 
 
 def tables_today(casino: Casino, day: dt.date) -> TablesToday:
     begin, finish = casino.gaming_day_bounds(day)
     using = reports_db()
     tables = GamingTable.objects.using(using).filter(casino=casino)
-    win = (
-        TableSession.objects.using(using)
-        .filter(table__casino=casino, opened_at__gte=begin, opened_at__lt=finish, closed_at__isnull=False)
-        .aggregate(total=Sum("win"))["total"]
+    closed = TableSession.objects.using(using).filter(table__casino=casino, closed_at__isnull=False)
+    win = closed.filter(opened_at__gte=begin, opened_at__lt=finish).aggregate(total=Sum("win"))["total"]
+    since, _end = casino.gaming_day_bounds(day - dt.timedelta(days=HOLD_BAND_DAYS - 1))
+    per_table = (
+        closed.filter(opened_at__gte=since, opened_at__lt=finish)
+        .values("table__number", "table__game")
+        .annotate(win=Sum("win"), drop=Sum("drop"))
+        .order_by("table__number")
     )
-    return TablesToday(open=tables.filter(is_open=True).count(), tables=tables.count(), win=win or ZERO)
+    off_band = []
+    for row in per_table:
+        if not row["drop"]:
+            continue
+        hold = (row["win"] * 100 / row["drop"]).quantize(Decimal("0.1"))
+        low, high = HOLD_BANDS.get(row["table__game"], DEFAULT_HOLD_BAND)
+        if not low <= hold <= high:
+            off_band.append(OffBand(row["table__number"], hold, low, high))
+    return TablesToday(
+        open=tables.filter(is_open=True).count(), tables=tables.count(), win=win or ZERO, off_band=off_band
+    )

@@ -107,7 +107,38 @@ def exceptions(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, A
     rows.extend(_late_hold_decision_exceptions(casino, begin, finish))
     rows.extend(meter_exceptions(casino, start, end))
     rows.extend(check_code_exceptions(casino, begin, finish))
+    rows.extend(tray_count_exceptions(casino, begin, finish))
     return rows
+
+
+def tray_count_exceptions(casino: Casino, begin: dt.datetime, finish: dt.datetime) -> list[dict[str, Any]]:
+    """Tables whose tray, counted at the opening, was off its last closing by more than the casino's tolerance.
+
+    The closing count's difference from the books is the table's result, not an exception.
+    """
+    sessions = (
+        TableSession.objects.using(reports_db())
+        .filter(table__casino=casino, opened_at__gte=begin, opened_at__lt=finish)
+        .select_related("table", "opened_by", "croupier")
+        .annotate(variance=Sum("opening_count__lines__variance"))
+        .order_by("opened_at", "pk")
+    )
+    return [
+        {
+            "when": session.opened_at,
+            "kind": _("Table's tray off its last closing"),
+            "ticket": "",
+            "amount": session.variance,
+            "where": session.table.number,
+            "detail": {
+                "pit_supervisor": session.opened_by.get_username(),
+                "croupier": session.croupier.get_full_name() or session.croupier.get_username(),
+                "tolerance": str(casino.table_count_tolerance),
+            },
+        }
+        for session in sessions
+        if session.variance is not None and abs(session.variance) > casino.table_count_tolerance
+    ]
 
 
 def _ticket_event_exceptions(casino: Casino, begin: dt.datetime, finish: dt.datetime) -> list[dict[str, Any]]:

@@ -151,6 +151,9 @@ DETAIL_LABELS = {
     "holder_machine": gettext_lazy("Holding machine"),
     "hold_expired_at": gettext_lazy("Hold ended"),
     "due": gettext_lazy("Decision due"),
+    "pit_supervisor": gettext_lazy("Pit supervisor"),
+    "croupier": gettext_lazy("Croupier"),
+    "tolerance": gettext_lazy("Tolerance"),
     **METER_LABELS,
 }
 # Where a paid ticket was presented again (the refusal's "action").
@@ -167,6 +170,7 @@ DETAIL_PLACES = {
     "printed": TICKET_PLACES,
     "system": TICKET_PLACES,
     "paid": CASH_PLACES,
+    "tolerance": CASH_PLACES,
     **{meter: TICKET_PLACES for meter in METER_LABELS if meter.endswith("_amount")},
 }
 DETAIL_MOMENTS, DETAIL_DAYS = {"hold_expired_at"}, {"due"}

@@ -153,6 +153,16 @@ class Casino(models.Model):
         verbose_name=_("count difference approval limit"),
         help_text=_("A count difference or write-off above this (per item, EUR) waits for a second supervisor."),
     )
+    # A gaming table's tray counted at its opening differs from its last closing by more than this (in all, EUR):
+    # reported to the shift supervisor in the exceptions (issue 24).
+    table_count_tolerance = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("25.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        verbose_name=_("table count tolerance"),
+        help_text=_("A table's tray counted at its opening off its last closing by more than this is an exception."),
+    )
     # A machine receipt above this is confirmed by a supervisor before a cashier may pay it.
     receipt_confirmation_limit = models.DecimalField(
         max_digits=12,

@@ -83,3 +83,54 @@ def test_the_books_report_lists_trays_drop_boxes_and_the_table_results(casino, m
     assert "Chip tray AR1" in text
     assert "Drop box TP1" in text
     assert "Table results" in text
+
+
+def test_a_tray_off_its_last_closing_beyond_the_tolerance_is_an_exception(
+    casino, manager, table, croupier, pit_supervisor
+):
+    first = _day_at(table, croupier, pit_supervisor, buy_in=("100.00", {"chip_100": 1}), closing=FLOAT)
+    reopen_at = AT + dt.timedelta(hours=3)
+    with time_machine.travel(reopen_at, tick=False):
+        # 25.00 short: at the tolerance, not beyond it.
+        second = table_open(table=table, croupier=croupier, pieces={**FLOAT, "chip_25": 39}, user=pit_supervisor)
+        table_close(session=second, pieces={**FLOAT, "chip_25": 39}, user=pit_supervisor)
+    with time_machine.travel(reopen_at + dt.timedelta(hours=1), tick=False):
+        # 26.00 short: beyond it.
+        table_open(table=table, croupier=croupier, pieces={**FLOAT, "chip_25": 38, "chip_1": 99}, user=pit_supervisor)
+    assert first.win == Decimal("100.00")
+
+    client = logged_in_client(manager, casino)
+    response = client.get(
+        "/reports/", {"report": "exceptions", "start": "2026-12-01", "end": "2026-12-03", "format": "csv"}
+    )
+    rows = [row for row in csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))) if row["where"] == "AR1"]
+    assert [(row["amount"], row["kind"]) for row in rows] == [("-26.000", "Table's tray off its last closing")]
+    assert "Croupier: krupjė" in rows[0]["detail"]
+    assert "Tolerance: 25.00" in rows[0]["detail"]
+
+    casino.table_count_tolerance = Decimal("30.00")
+    casino.save()
+    response = client.get(
+        "/reports/", {"report": "exceptions", "start": "2026-12-01", "end": "2026-12-03", "format": "csv"}
+    )
+    assert "AR1" not in response.content.decode("utf-8-sig")
+
+
+def test_a_table_whose_hold_is_outside_its_game_s_band_is_flagged(casino, manager, table, croupier, pit_supervisor):
+    poker = table_create(casino=casino, number="TP1", game=TableGame.TEXAS_POKER)
+    # Roulette: 50 won on 200 dropped, 25 % (inside 15-35 %); poker: 50 lost on 50 dropped, -100 %.
+    _day_at(
+        table,
+        croupier,
+        pit_supervisor,
+        buy_in=("200.00", {"chip_100": 2}),
+        closing={**FLOAT, "chip_100": 8, "chip_25": 42},
+    )
+    _day_at(poker, croupier, pit_supervisor, buy_in=("50.00", {"chip_25": 2}), closing={**FLOAT, "chip_25": 36})
+    with time_machine.travel(AT + dt.timedelta(hours=3), tick=False):
+        page = logged_in_client(manager, casino).get("/dashboard/")
+    flagged = page.context["tables"].off_band
+    assert [(row.table, row.hold, row.low, row.high) for row in flagged] == [
+        ("TP1", Decimal("-100.0"), Decimal("10"), Decimal("30"))
+    ]
+    assert 'id="hold-tile"' in page.content.decode()
