@@ -59,10 +59,14 @@ from cashdesk.models import (
     Shift,
     ShiftCount,
     SmartCardRead,
+    TablePlaces,
+    TableSession,
     TransactionKind,
     Transfer,
 )
-from machines.models import Place
+from cashdesk.services import tables
+from machines.models import Place, TableGame
+from staff.models import StaffAssignment
 from tests.factories import CasinoFactory, MachineFactory, make_person, make_user
 from tests.races import race
 from tickets import services as ticket_services
@@ -113,6 +117,9 @@ token_counts = st.integers(1, 3000)
 transfer_pieces = st.dictionaries(st.sampled_from([*CHIPS, Item.TOKEN]), st.integers(0, 20), max_size=3)
 # A count's differences from the books, in pieces (cash: in steps of 10.05 EUR).
 count_deltas = st.dictionaries(st.sampled_from(ALL_ITEMS), st.integers(-4, 4), max_size=3)
+tray_deltas = st.dictionaries(st.sampled_from(CHIPS), st.integers(-4, 4), max_size=3)
+# A gaming table's tray when it is first counted (issue 24): value chips in pieces.
+TRAY_FLOAT = {"chip_500": 2, "chip_100": 10, "chip_25": 40, "chip_5": 60, "chip_1": 50, "chip_0_50": 20}
 CASH_DELTA_STEP = Decimal("10.05")
 
 
@@ -139,7 +146,11 @@ SELECT
         JOIN cashdesk_cashtransaction t ON t.id = r.original_id WHERE t.casino_id = %(casino)s),
     (SELECT string_agg(
         concat_ws(':', id, state, hold_cleared_at, redeemed_by_user_id, redeemed_by_machine_id), ',' ORDER BY id)
-        FROM tickets_ticket WHERE casino_id = %(casino)s)
+        FROM tickets_ticket WHERE casino_id = %(casino)s),
+    (SELECT string_agg(s.id || ':' || coalesce(s.closed_at::text, 'open'), ',' ORDER BY s.id)
+        FROM cashdesk_tablesession s JOIN machines_gamingtable g ON g.id = s.table_id WHERE g.casino_id = %(casino)s),
+    (SELECT count(*) FROM cashdesk_shiftcount c JOIN cashdesk_cashdesk p ON p.id = c.desk_id
+        WHERE p.casino_id = %(casino)s)
 """
 
 
@@ -181,11 +192,22 @@ class CashDeskMachine(RuleBasedStateMachine):
         self.person = make_person()
         self.desk = Place.objects.create(casino=self.casino, code="S1", name="State desk", cash_limit=CASH_LIMIT)
         self.vault = Place.objects.create(casino=self.casino, code="V", name="State vault", kind=Place.Kind.VAULT)
-        self.places = [self.desk, self.vault]
+        # A roulette table (issue 24): its tray and drop box are places of the books like the desk and the vault.
+        self.table = tables.table_create(casino=self.casino, number="T1", game=TableGame.AMERICAN_ROULETTE)
+        table_places = TablePlaces.objects.get(table=self.table)
+        self.tray, self.drop_box = table_places.tray, table_places.drop_box
+        self.pit = make_user(f"sm{self.tag}-pit", "pit_supervisor")
+        self.croupier = make_user(f"sm{self.tag}-croupier")
+        for member in (self.pit, self.croupier):
+            StaffAssignment.objects.create(user=member, casino=self.casino)
+        self.session: TableSession | None = None
+        self.session_drop = ZERO
+        self.places = [self.desk, self.vault, self.tray, self.drop_box]
         # The model: what each place holds, and the counterparties a count posts to.
         self.book = {place.pk: zeros() for place in self.places}
         self.over_short = zeros()
         self.opening = zeros()
+        self.table_win = zeros()
         self.counted_places: set[int] = set()
         # What the model remembers of the steps.
         self.paid: list[tuple[str, Any]] = []  # instruments paid: ("ticket", pk), ("receipt", pk), ("card", (n, c))
@@ -1060,6 +1082,94 @@ class CashDeskMachine(RuleBasedStateMachine):
             self._apply_count(self.vault, count, counted)
             assert tx.created_at < count.counted_at
 
+    # --- a gaming table (issue 24) -------------------------------------------------------------
+
+    def _tray_count(self, deltas: dict[str, int]) -> dict[str, Decimal]:
+        """What a count of the tray finds: its books (and its float, the first time), give or take a few chips."""
+        counted = {item: self.book[self.tray.pk][item] for item in CHIPS}
+        if self.tray.pk not in self.counted_places:
+            counted = {item: counted[item] + DENOMINATIONS[item] * TRAY_FLOAT[item] for item in CHIPS}
+        for item, delta in deltas.items():
+            counted[item] = max(ZERO, counted[item] + delta * DENOMINATIONS[item])
+        return counted
+
+    def _apply_tray_count(self, count: ShiftCount, counted: dict[str, Decimal], *, closing: bool) -> None:
+        """The tray's book becomes the count; the difference comes from opening balances (its first count), goes to
+        the table results (a closing) or to over/short (a later opening)."""
+        first = self.tray.pk not in self.counted_places
+        self.counted_places.add(self.tray.pk)
+        book = self.book[self.tray.pk]
+        lines = {line.item: line for line in count.lines.all()}
+        assert set(lines) == set(CHIPS)
+        party = self.opening if first else self.table_win if closing else self.over_short
+        for item in CHIPS:
+            difference = counted[item] - book[item]
+            assert lines[item].counted_amount == counted[item], item
+            assert lines[item].variance == (ZERO if first else difference), item
+            party[item] -= difference
+            book[item] = counted[item]
+
+    @precondition(lambda self: self.session is None)
+    @rule(deltas=tray_deltas, twice=st.booleans())
+    def table_opened(self, deltas: dict[str, int], twice: bool) -> None:
+        counted = self._tray_count(deltas)
+        pieces = {item: int(counted[item] / DENOMINATIONS[item]) for item in CHIPS}
+        table, croupier, pit = self.table, self.croupier, self.pit
+        session = self._desk_step(
+            None,
+            lambda key: tables.table_open(table=table, croupier=croupier, pieces=pieces, user=pit, operation_key=key),
+            twice=twice,
+        )
+        assert session is not None
+        assert session.is_open
+        self._apply_tray_count(session.opening_count, counted, closing=False)
+        self.session, self.session_drop = session, ZERO
+
+    @precondition(lambda self: self.session is not None)
+    @rule(chips=chip_counts, identified=st.booleans(), twice=st.booleans())
+    def table_buy_in(self, chips: dict[str, int], identified: bool, twice: bool) -> None:
+        value = sum((DENOMINATIONS[item] * count for item, count in chips.items()), ZERO)
+        given = {item: DENOMINATIONS[item] * count for item, count in chips.items() if count}
+        expected = (
+            "invalid_amount"
+            if not value
+            else self._refusal_to_post(value, identified=identified, out=given, place=self.tray)
+        )
+        session, pit, person = self.session, self.pit, self._person(identified)
+        assert session is not None
+        buy_in = self._desk_step(
+            expected,
+            lambda key: tables.table_buy_in(
+                session=session, cash=value, pieces=chips, seat=1, user=pit, person=person, operation_key=key
+            ),
+            twice=twice,
+        )
+        if buy_in is None:
+            return
+        assert buy_in.transaction.kind == TransactionKind.TABLE_BUY_IN
+        self._moved(self.drop_box, {Item.CASH: value})
+        self._moved(self.tray, {item: -amount for item, amount in given.items()})
+        self.session_drop += value
+
+    @precondition(lambda self: self.session is not None)
+    @rule(deltas=tray_deltas, twice=st.booleans())
+    def table_closed(self, deltas: dict[str, int], twice: bool) -> None:
+        counted = self._tray_count(deltas)
+        pieces = {item: int(counted[item] / DENOMINATIONS[item]) for item in CHIPS}
+        session, pit = self.session, self.pit
+        assert session is not None
+        closed = self._desk_step(
+            None,
+            lambda key: tables.table_close(session=session, pieces=pieces, user=pit, operation_key=key),
+            twice=twice,
+        )
+        assert closed is not None
+        self._apply_tray_count(closed.closing_count, counted, closing=True)
+        # No fills or credits here: the win is the tray's change and the drop.
+        assert (closed.fills, closed.credits, closed.drop) == (ZERO, ZERO, self.session_drop)
+        assert closed.win == sum(counted.values(), ZERO) - closed.opening + self.session_drop
+        self.session = None
+
     # --- invariants ------------------------------------------------------------------------
 
     def _legs(self) -> list[tuple[int | None, str, str, Decimal, int | None, int, dt.datetime]]:
@@ -1091,6 +1201,7 @@ class CashDeskMachine(RuleBasedStateMachine):
         parties = counterparty_balances(self.casino)
         assert parties[Counterparty.OVER_SHORT] == self.over_short
         assert parties[Counterparty.OPENING] == self.opening
+        assert parties[Counterparty.TABLE_WIN] == self.table_win
         if self.shift is not None:
             assert services.shift_balances(self.shift) == self.book[self.desk.pk]
 
@@ -1141,11 +1252,13 @@ class CashDeskMachine(RuleBasedStateMachine):
             if desk is not None:
                 posted[tx][item] += amount
         counts = ShiftCount.objects.filter(desk__in=self.places).prefetch_related("lines").order_by("counted_at", "id")
+        closings = set(TableSession.objects.filter(table=self.table).values_list("closing_count_id", flat=True))
         last: dict[int, tuple[ShiftCount, dict[str, Decimal]]] = {}
-        variances, openings = zeros(), zeros()
+        variances, openings, results = zeros(), zeros(), zeros()
         first_postings = set()
         for count in counts:
-            counted = {line.item: line.counted_amount for line in count.lines.all()}
+            # A tray's count holds its chips alone; it never holds anything else.
+            counted = zeros() | {line.item: line.counted_amount for line in count.lines.all()}
             # Right after each count, the place's book is what was counted.
             assert held(count.desk_id, count.counted_at) == counted, (count.kind, count.counted_at)
             moved = posted[count.transaction_id] if count.transaction_id else zeros()
@@ -1155,6 +1268,9 @@ class CashDeskMachine(RuleBasedStateMachine):
                 if first:  # the place's first count: what it found enters the books from opening balances
                     assert line.variance == 0, (count.kind, line.item)
                     openings[line.item] += moved[line.item]
+                elif count.pk in closings:  # a table's closing posts its variance as the table's result
+                    assert moved[line.item] == line.variance, (count.kind, line.item, moved[line.item])
+                    results[line.item] += line.variance
                 else:  # later counts post their variance, and nothing else, to over/short
                     assert moved[line.item] == line.variance, (count.kind, line.item, moved[line.item])
                     variances[line.item] += line.variance
@@ -1172,6 +1288,7 @@ class CashDeskMachine(RuleBasedStateMachine):
         # What counts found over or short went to over/short; first counts came from opening balances.
         assert self.over_short == {item: -variances[item] for item in ALL_ITEMS}
         assert self.opening == {item: -openings[item] for item in ALL_ITEMS}
+        assert self.table_win == {item: -results[item] for item in ALL_ITEMS}
         opening_postings = {tx for _desk, party, *_rest, tx, _at in legs if party == Counterparty.OPENING}
         assert opening_postings <= first_postings, (opening_postings, first_postings)
 
