@@ -14,7 +14,7 @@ from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.widgets import DayInput
 from compliance.models import Person
 from compliance.services import IdentityDetails
-from machines.models import Place
+from machines.models import Place, TableGame
 
 _ASCII_NUMBER = re.compile(r"^\s*[0-9]+([.,][0-9]+)?\s*$")
 
@@ -494,3 +494,64 @@ class ColourReturnForm(OperationForm):
 
     def chips(self) -> dict[str, int]:
         return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}
+
+
+# Lines of a limits order on the manager's page: enough for a casino's tables and games at once.
+LIMIT_LINES = 6
+
+
+class TableLimitOrderForm(forms.Form):
+    """The general director's order of table limits: its number and dates, and a line per table or game (minimum,
+    maximum, bet step); empty lines are left out."""
+
+    number = forms.CharField(label=_("Order number"), max_length=40)
+    signed_on = forms.DateField(label=_("Signed on"), widget=DayInput())
+    effective_from = forms.DateField(label=_("In force from"), widget=DayInput())
+
+    def __init__(self, *args: Any, tables: Any = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        targets = [("", "—")]
+        targets += [(f"table:{table.pk}", _("Table %(table)s") % {"table": table.number}) for table in tables]
+        targets += [
+            (f"game:{value}", _("Every %(game)s table") % {"game": label}) for value, label in TableGame.choices
+        ]
+        for row in range(LIMIT_LINES):
+            self.fields[f"target_{row}"] = forms.ChoiceField(
+                label=_("Line %(n)s: table or game") % {"n": row + 1}, choices=targets, required=False
+            )
+            for name, label in (("minimum", _("minimum")), ("maximum", _("maximum")), ("step", _("bet step"))):
+                self.fields[f"{name}_{row}"] = AsciiDecimalField(
+                    label=_("Line %(n)s: %(what)s (EUR)") % {"n": row + 1, "what": label},
+                    max_digits=10,
+                    decimal_places=2,
+                    min_value=Decimal("0.01"),
+                    required=False,
+                )
+        # The lines are a table on the page: each field names itself to a screen reader.
+        for name, field in self.fields.items():
+            if name.partition("_")[0] in ("target", "minimum", "maximum", "step"):
+                field.widget.attrs["aria-label"] = str(field.label)
+
+    def line_rows(self) -> list[list[forms.BoundField]]:
+        names = ("target", "minimum", "maximum", "step")
+        return [[self[f"{name}_{row}"] for name in names] for row in range(LIMIT_LINES)]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        lines: list[dict[str, Any]] = []
+        for row in range(LIMIT_LINES):
+            target = cleaned.get(f"target_{row}")
+            amounts = {name: cleaned.get(f"{name}_{row}") for name in ("minimum", "maximum", "step")}
+            if not target and not any(amounts.values()):
+                continue
+            if not target or not all(amounts.values()):
+                raise forms.ValidationError(
+                    _("Line %(n)s: choose the table or game and give its minimum, maximum and step.") % {"n": row + 1}
+                )
+            kind, _sep, value = target.partition(":")
+            target_of: dict[str, Any] = {"table_id": int(value)} if kind == "table" else {"game": value}
+            lines.append(target_of | amounts)
+        if not lines:
+            raise forms.ValidationError(_("An order sets the limits of at least one table or game."))
+        cleaned["lines"] = lines
+        return cleaned

@@ -38,6 +38,7 @@ urlpatterns = [
     path("pit/", pit.pit, name="pit"),
     path("pit/tables/<int:pk>/sign.pdf", documents.table_sign_pdf, name="table-sign-pdf"),
     path("pit/tables/<int:pk>/open/", pit.table_open, name="pit-table-open"),
+    path("pit/limits/", pit.table_limits, name="pit-limits"),
     path("pit/sessions/<int:pk>/", pit.table_session, name="pit-session"),
     path("pit/sessions/<int:pk>/buy-in/", pit.table_buy_in, name="pit-buy-in"),
     path("pit/sessions/<int:pk>/close/", pit.table_close, name="pit-table-close"),

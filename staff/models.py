@@ -35,6 +35,7 @@ class StaffAssignment(models.Model):
             ("view_dashboard", "See the floor and cash dashboard (manager, supervisor)"),
             ("view_change_log", "See who changed the configuration, when, before and after (manager, compliance)"),
             ("work_pit", "Work the gaming tables of a casino from the pit (pit supervisor, shift supervisor)"),
+            ("record_table_limits", "Record the general director's orders of table limits (manager)"),
         ]
 
     def __str__(self) -> str:

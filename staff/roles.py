@@ -36,6 +36,8 @@ ROLES: dict[str, list[str]] = {
         "staff.view_dashboard",
         "staff.view_change_log",
         "compliance.view_registerentry",
+        # Issue 24: each table's limits are set by the general director's order, recorded by a manager.
+        "staff.record_table_limits",
     ],
 }
 

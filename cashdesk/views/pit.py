@@ -12,6 +12,8 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -20,15 +22,24 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cashdesk.books import place_balances
-from cashdesk.forms import ColourChipsForm, ColourReturnForm, OperationForm, TableBuyInForm, TrayCountForm
+from cashdesk.forms import (
+    ColourChipsForm,
+    ColourReturnForm,
+    OperationForm,
+    TableBuyInForm,
+    TableLimitOrderForm,
+    TrayCountForm,
+)
 from cashdesk.models import ColourChips, TablePlaces, TableSession
 from cashdesk.services import tables
 from casino_office.errors import DomainError
 from casino_office.money import format_money
-from machines.models import GamingTable, Place, TableLimit, table_limit_on
+from machines.models import GamingTable, Place, TableLimit, TableLimitOrder, table_limit_on
+from machines.services import table_limit_order_record
 from staff.access import StaffRequest, role_required, staff_casino
 
 PIT = "staff.work_pit"
+LIMITS = "staff.record_table_limits"
 
 
 @dataclass(frozen=True)
@@ -256,3 +267,35 @@ def _pit_url() -> str:
 
 def _session_url(session: TableSession) -> str:
     return reverse("pit-session", args=[session.pk])
+
+
+@role_required(LIMITS)
+def table_limits(request: StaffRequest) -> HttpResponse:
+    """The general director's orders of table limits: recorded by a manager, the earlier ones kept as history."""
+    casino = staff_casino(request)
+    casino_tables = GamingTable.objects.filter(casino=casino).order_by("number")
+    form = TableLimitOrderForm(request.POST or None, tables=casino_tables)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            order = table_limit_order_record(
+                casino=casino,
+                number=data["number"],
+                signed_on=data["signed_on"],
+                effective_from=data["effective_from"],
+                lines=data["lines"],
+                user=request.user,
+            )
+        except ValidationError as error:  # a line the order's rules refuse (the maximum under the minimum...)
+            form.add_error(None, error.messages)
+        except IntegrityError:
+            form.add_error("number", _("This casino already has an order with that number."))
+        else:
+            messages.success(request, _("Order No. %(number)s is recorded.") % {"number": order.number})
+            return redirect("pit-limits")
+    orders = (
+        TableLimitOrder.objects.filter(casino=casino).select_related("recorded_by").prefetch_related("limits__table")
+    )
+    today = casino.gaming_day(timezone.now())
+    now = [(table, table_limit_on(table, today)) for table in casino_tables]
+    return render(request, "cashdesk/pit_limits.html", {"form": form, "orders": orders, "now": now, "today": today})

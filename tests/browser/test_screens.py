@@ -199,8 +199,9 @@ def test_supervisor_screens(workstation):
 def test_manager_screens(workstation):
     manager = workstation("manager", "vadovas-adm")
     manager.visit("/dashboard/", "dashboard")
-    for kind in ("daily", "liability", "exceptions", "machines", "desks", "books", "overshort", "meters"):
+    for kind in ("daily", "liability", "exceptions", "machines", "desks", "books", "overshort", "meters", "tables"):
         manager.visit(f"/reports/?report={kind}", f"report-{kind}")
+    manager.visit("/pit/limits/", "table-limits")
     manager.visit("/changes/", "change-log")
     manager.visit("/changes/?object_type=machines.machine", "change-log-machines")
 

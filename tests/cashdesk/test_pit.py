@@ -171,3 +171,56 @@ def test_the_pit_refuses_another_casino_s_table_and_a_bad_count(casino, other_ca
     page = pit.post(f"/pit/tables/{roulette.pk}/open/", {"croupier": "", "operation_key": _key(), **_count(chip_5=-3)})
     assert page.status_code == 200
     assert set(page.context["form"].errors) == {"croupier", "chip_5"}
+
+
+# The manager records the general director's orders of table limits (issue 24).
+
+
+def test_a_manager_records_an_order_and_the_pit_shows_its_limits(casino, other_casino, tables, pit):
+    from cashdesk.services.tables import table_create
+    from machines.models import TableLimitOrder, table_limit_on
+
+    roulette, poker = tables
+    elsewhere = table_create(casino=other_casino, number="X1", game=TableGame.BLACK_JACK)
+    manager = make_user("vadovas", "manager")
+    StaffAssignment.objects.create(user=manager, casino=casino)
+    client = Client()
+    client.force_login(manager)
+    page = client.get("/pit/limits/")
+    assert page.status_code == 200
+    choices = dict(page.context["form"].fields["target_0"].choices)
+    assert f"table:{poker.pk}" in choices
+    assert f"table:{elsewhere.pk}" not in choices
+
+    order = {
+        "number": "31V",
+        "signed_on": "2026-11-30",
+        "effective_from": "2026-12-01",
+        "target_0": f"table:{poker.pk}",
+        "minimum_0": "10",
+        "maximum_0": "1000",
+        "step_0": "5",
+        "target_1": "game:american_roulette",
+        "minimum_1": "2",
+        "maximum_1": "200",
+        "step_1": "1",
+    }
+    assert client.post("/pit/limits/", order).status_code == 302
+    recorded = TableLimitOrder.objects.get(casino=casino, number="31V")
+    assert recorded.recorded_by == manager
+    assert table_limit_on(poker, dt.date(2026, 12, 2)).maximum == Decimal("1000.00")
+    assert table_limit_on(roulette, dt.date(2026, 12, 2)).minimum == Decimal("2.00")
+    # The order before stays the history: on 2026-11-30 the roulette's limits were the earlier order's.
+    assert table_limit_on(roulette, dt.date(2026, 11, 30)).order.number == "12V"
+
+    again = client.post("/pit/limits/", order)  # the same number again
+    assert again.status_code == 200
+    assert "number" in again.context["form"].errors
+    half = client.post("/pit/limits/", {**order, "number": "32V", "step_1": ""})
+    assert half.status_code == 200
+    assert half.context["form"].non_field_errors()
+    inverted = client.post("/pit/limits/", {**order, "number": "33V", "minimum_0": "2000"})
+    assert inverted.status_code == 200
+    assert inverted.context["form"].non_field_errors()
+    assert TableLimitOrder.objects.filter(casino=casino).count() == 2
+    assert pit.get("/pit/limits/").status_code == 403  # the pit supervisor reads limits, does not set them

@@ -67,6 +67,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "pit-buy-in": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-table-close": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-colour-chips": ("GET", {"pit_supervisor", "shift_supervisor"}),
+    "pit-limits": ("GET", {"manager"}),
     "pit-colour-back": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "supervisor": ("GET", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: the held tickets only
     "approve-transfer": ("POST", {"shift_supervisor"}),
