@@ -81,6 +81,26 @@ def tray_counted(pieces: Mapping[str, int]) -> dict[str, Decimal]:
     return {item: DENOMINATIONS[item] * pieces.get(item, 0) for item in CHIPS}
 
 
+def _chip_lines(chips: Mapping[str, Decimal], sign: int) -> list[Line]:
+    """A count's chips as lines into (+1) or out of (-1) a place."""
+    return [
+        Line(item, sign * amount, sign * int(amount / DENOMINATIONS[item])) for item, amount in chips.items() if amount
+    ]
+
+
+def _check_seat(seat: int) -> None:
+    if not 1 <= seat <= SEATS:
+        raise CashDeskError("invalid_seat", _("Choose a seat from 1 to %(seats)s.") % {"seats": SEATS})
+
+
+def _playing(session_id: int) -> TableSession:
+    """The session, re-read under the table's lock, still open: chips change hands only during play."""
+    session = TableSession.objects.get(pk=session_id)
+    if not session.is_open:
+        raise CashDeskError("table_closed", _("This table is closed: open it with a count first."))
+    return session
+
+
 def _check_croupier(casino: Casino, croupier: User, user: User) -> None:
     if croupier.pk == user.pk:
         raise CashDeskError("croupier_is_supervisor", _("The croupier and the pit supervisor are two people."))
@@ -243,8 +263,7 @@ def table_buy_in(
         raise CashDeskError(
             "chips_not_cash", _("The chips given must be worth the cash taken: %(cash)s.") % {"cash": cash}
         )
-    if not 1 <= seat <= SEATS:
-        raise CashDeskError("invalid_seat", _("Choose a seat from 1 to %(seats)s.") % {"seats": SEATS})
+    _check_seat(seat)
     with identification_logged(casino=session.table.casino, user=user), transaction.atomic():
         books = lock_table(session.table)
         done = DESK_TRANSACTION.once(
@@ -277,10 +296,8 @@ def _buy_in(
     identity: IdentityDetails | None,
     key: str | None,
 ) -> TableBuyIn:
-    session = TableSession.objects.get(pk=session_id)
-    if not session.is_open:
-        raise CashDeskError("table_closed", _("This table is closed: open it with a count first."))
-    given = [Line(item, -amount, -int(amount / DENOMINATIONS[item])) for item, amount in chips.items() if amount]
+    session = _playing(session_id)
+    given = _chip_lines(chips, -1)
     legs: Legs = [
         (books.drop_box, Line(Item.CASH, cash)),
         (Counterparty.PLAYERS, Line(Item.CASH, -cash)),
@@ -330,8 +347,7 @@ def colour_chips_issue(
         raise CashDeskError("colour_invalid", _("Choose one of the table's colours."))
     if value != Decimal(LEARNING_CHIP) and session.table.game != TableGame.AMERICAN_ROULETTE:
         raise CashDeskError("colour_not_roulette", _("Colour chips are played at roulette; learning chips anywhere."))
-    if not 1 <= seat <= SEATS:
-        raise CashDeskError("invalid_seat", _("Choose a seat from 1 to %(seats)s.") % {"seats": SEATS})
+    _check_seat(seat)
     chips = tray_counted(pieces)
     total = sum(chips.values(), ZERO)
     if total <= 0 or total % value:
@@ -369,12 +385,10 @@ def _colour_issue(
     user: User,
     key: str | None,
 ) -> ColourChips:
-    session = TableSession.objects.get(pk=session_id)
-    if not session.is_open:
-        raise CashDeskError("table_closed", _("This table is closed: open it with a count first."))
+    session = _playing(session_id)
     if ColourChips.objects.filter(table_id=books.table_id, colour=colour, returned__isnull=True).exists():
         raise CashDeskError("colour_taken", _("Another player at this table has that colour: choose another."))
-    handed = [Line(item, amount, int(amount / DENOMINATIONS[item])) for item, amount in chips.items() if amount]
+    handed = _chip_lines(chips, +1)
     total = sum(chips.values(), ZERO)
     posting = post_transaction(
         shift=None,
@@ -450,7 +464,7 @@ def _colour_return(
         Line(leg.item, -leg.amount, -leg.count if leg.count is not None else None)
         for leg in chips.issue.legs.filter(counterparty=Counterparty.COLOUR_CHIPS)
     ]
-    paid = [Line(item, -amount, -int(amount / DENOMINATIONS[item])) for item, amount in given.items() if amount]
+    paid = _chip_lines(given, -1)
     legs: Legs = [
         *((Counterparty.COLOUR_CHIPS, line) for line in outstanding),
         *((Counterparty.TABLE_WIN, line.negated()) for line in outstanding),
