@@ -182,7 +182,9 @@ def chain_backfill(
             _switch_triggers(schema_editor, model._meta.db_table, on=True)
             for sql in saved:
                 schema_editor.execute(sql)
-        apps.get_model("machines", "ChainHead").objects.filter(journal=journal).delete()
+        # In SQL: the ORM's delete would first look for rows pointing at the heads in every journal of this state,
+        # some of whose tables an earlier step of a long downgrade may already have dropped.
+        schema_editor.execute('DELETE FROM "machines_chainhead" WHERE "journal" = %s', params=[journal])
         if schema_editor.connection.vendor == "postgresql":
             schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             schema_editor.execute("SET CONSTRAINTS ALL DEFERRED")
