@@ -32,6 +32,29 @@ def difference_lines(counted: Mapping[str, Decimal], book: Mapping[str, Decimal]
     return lines
 
 
+def _count_lines(counted: Mapping[str, Decimal], expected: Mapping[str, Decimal]) -> list[ShiftCountLine]:
+    """A line per counted item: what was counted, what was expected, and the difference."""
+    return [
+        ShiftCountLine(
+            item=item,
+            counted_amount=counted[item],
+            expected_amount=expected[item],
+            variance=counted[item] - expected[item],
+        )
+        for item in ALL_ITEMS
+        if item in counted
+    ]
+
+
+def _posted_as(*, opening: bool, table_result: bool) -> tuple[str, str]:
+    """The kind of a count's posting and the other side of its differences."""
+    if opening:
+        return TransactionKind.OPENING_BALANCE, Counterparty.OPENING
+    if table_result:
+        return TransactionKind.TABLE_RESULT, Counterparty.TABLE_WIN
+    return TransactionKind.COUNT, Counterparty.OVER_SHORT
+
+
 def count_differences_post(
     *,
     place: Place,
@@ -56,12 +79,7 @@ def count_differences_post(
     """
     lines = difference_lines(counted, book)
     posting = None
-    if opening:
-        posted_as, counterparty = TransactionKind.OPENING_BALANCE, Counterparty.OPENING
-    elif table_result:
-        posted_as, counterparty = TransactionKind.TABLE_RESULT, Counterparty.TABLE_WIN
-    else:
-        posted_as, counterparty = TransactionKind.COUNT, Counterparty.OVER_SHORT
+    posted_as, counterparty = _posted_as(opening=opening, table_result=table_result)
     if lines:
         posting = post_transaction(
             shift=shift,
@@ -84,17 +102,7 @@ def count_differences_post(
         transaction=posting,
         operation_key=operation_key or None,
     )
-    expected = counted if opening else book
-    lines_counted = [
-        ShiftCountLine(
-            item=item,
-            counted_amount=counted[item],
-            expected_amount=expected[item],
-            variance=counted[item] - expected[item],
-        )
-        for item in ALL_ITEMS
-        if item in counted
-    ]
+    lines_counted = _count_lines(counted, counted if opening else book)
     # One chained record with its lines, after the posting's chain (the chains' one order: machines.chains).
     chain_and_save(count, casino_id=place.casino_id, children={"lines": lines_counted})
     for line in lines_counted:
