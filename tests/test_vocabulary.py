@@ -82,6 +82,8 @@ TODAY_KINDS = [
     "table_result",
     "table_buy_in",
     "table_colour",
+    "table_fill",
+    "table_credit",
 ]
 
 # Kinds invented for the test, with every property set (one paying out, one taking in), so each must show up

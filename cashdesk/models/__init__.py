@@ -22,7 +22,7 @@ from cashdesk.models.instruments import (
     SmartCardRead,
 )
 from cashdesk.models.snapshots import LiabilitySnapshot
-from cashdesk.models.tables import ColourChips, TableBuyIn, TablePlaces, TableSession
+from cashdesk.models.tables import ColourChips, TableBuyIn, TablePlaces, TableSession, TableSlip, TableSlipSeries
 from cashdesk.models.transfers import Transfer, TransferLine
 from casino_office.vocabulary import APPROVED_KINDS, CASH_IN_KINDS, COUNTERPARTY_OF_KIND, IDENTITY_KINDS, KIOSK_KINDS
 
@@ -55,6 +55,8 @@ __all__ = [
     "TableBuyIn",
     "TablePlaces",
     "TableSession",
+    "TableSlip",
+    "TableSlipSeries",
     "TrackedPlace",
     "TransactionKind",
     "Transfer",

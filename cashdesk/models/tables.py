@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from casino_office.constraints import in_cents
 from casino_office.triggers import append_only
-from machines.models import GamingTable, Place
+from machines.models import Casino, GamingTable, Place
 
 # The seats a table has at most (a roulette table's players; a poker table seats ten).
 SEATS = 10
@@ -279,3 +279,144 @@ class ColourChips(models.Model):
     @property
     def is_out(self) -> bool:
         return self.returned is None
+
+
+class TableSlipSeries(models.Model):
+    """Where a casino's series of fill and credit slips stands in a year: numbers are given under its row lock,
+    so the series has no gap."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    year = models.PositiveSmallIntegerField(verbose_name=_("year"))
+    last_number = models.PositiveIntegerField(default=0, verbose_name=_("last number"))
+
+    class Meta:
+        verbose_name = _("slip series")
+        verbose_name_plural = _("slip series")
+        constraints = [models.UniqueConstraint(fields=["casino", "year"], name="tableslipseries_one_per_year")]
+
+    def __str__(self) -> str:
+        return f"{self.casino_id} {self.year}: {self.last_number}"
+
+
+class TableSlip(models.Model):
+    """A fill (chips from the cage to a table's tray) or a credit (back), on a two-part slip: asked for by the pit
+    supervisor, issued (or received) at the cage, posted when the pit supervisor confirms it at the table. Numbered
+    in one unbroken series per casino and year; never deleted: a void needs two people and stays in the series."""
+
+    class Kind(models.TextChoices):
+        # By where the chips go (the books' kinds are table_fill and table_credit).
+        FILL = "to_table", _("Fill")
+        CREDIT = "to_cage", _("Credit")
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    year = models.PositiveSmallIntegerField(verbose_name=_("year"))
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    table = models.ForeignKey(GamingTable, on_delete=models.PROTECT, related_name="+", verbose_name=_("gaming table"))
+    session = models.ForeignKey(
+        TableSession, on_delete=models.PROTECT, related_name="slips", verbose_name=_("table session")
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices, verbose_name=_("kind"))
+    cage = models.ForeignKey(Place, on_delete=models.PROTECT, related_name="+", verbose_name=_("cage"))
+    chips = models.JSONField(verbose_name=_("chips"), help_text=_("Pieces per value chip."))
+    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("asked for by")
+    )
+    requested_at = models.DateTimeField(verbose_name=_("asked for at"))
+    issued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("issued by"),
+    )
+    issued_at = models.DateTimeField(null=True, blank=True, verbose_name=_("issued at"))
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("confirmed by"),
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
+    transaction = models.OneToOneField(
+        "cashdesk.CashTransaction",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="table_slip",
+        verbose_name=_("transaction"),
+    )
+    void_reason = models.CharField(max_length=255, blank=True, verbose_name=_("reason for the void"))
+    void_asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("void asked for by"),
+    )
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("voided by"),
+    )
+    voided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("voided at"))
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+
+    class Meta:
+        verbose_name = _("fill or credit slip")
+        verbose_name_plural = _("fill and credit slips")
+        ordering = ["-year", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "year", "number"], name="tableslip_one_per_number"),
+            models.CheckConstraint(condition=Q(kind__in=["to_table", "to_cage"]), name="tableslip_kind_valid"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="tableslip_amount_positive"),
+            # Asked for; issued at the cage by another person; confirmed at the table by another than the issuer,
+            # with its posting; or voided (before it was posted) by a second person.
+            models.CheckConstraint(
+                condition=(
+                    Q(issued_by__isnull=True, issued_at__isnull=True)
+                    | (Q(issued_by__isnull=False, issued_at__isnull=False) & ~Q(issued_by=F("requested_by")))
+                )
+                & (
+                    Q(confirmed_by__isnull=True, confirmed_at__isnull=True, transaction__isnull=True)
+                    | (
+                        Q(issued_by__isnull=False, confirmed_at__isnull=False, transaction__isnull=False)
+                        & ~Q(confirmed_by=F("issued_by"))
+                    )
+                )
+                & (
+                    Q(voided_by__isnull=True, voided_at__isnull=True)
+                    | (
+                        Q(transaction__isnull=True, void_asked_by__isnull=False, voided_at__isnull=False)
+                        & ~Q(voided_by=F("void_asked_by"))
+                    )
+                ),
+                name="tableslip_state_consistent",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.number_display}"
+
+    @property
+    def number_display(self) -> str:
+        return f"{self.year}-{self.number:05d}"
+
+    @property
+    def state(self) -> str:
+        if self.voided_at is not None:
+            return "voided"
+        if self.confirmed_at is not None:
+            return "confirmed"
+        if self.issued_at is not None:
+            return "issued"
+        return "requested"

@@ -34,7 +34,6 @@ from cashdesk.services.ledger import identification_logged, post_transaction
 from cashdesk.services.once import COLOUR_RETURN, DESK_TRANSACTION, TABLE_CLOSING, TABLE_OPENING
 from cashdesk.services.posting import Legs, Line
 from casino_office.money import format_money
-from casino_office.vocabulary import VAULT_TRANSFER_KINDS
 from compliance.models import Person
 from compliance.services import IdentityDetails
 from machines.models import Casino, GamingTable, Place, TableGame
@@ -81,7 +80,7 @@ def tray_counted(pieces: Mapping[str, int]) -> dict[str, Decimal]:
     return {item: DENOMINATIONS[item] * pieces.get(item, 0) for item in CHIPS}
 
 
-def _chip_lines(chips: Mapping[str, Decimal], sign: int) -> list[Line]:
+def chip_lines(chips: Mapping[str, Decimal], sign: int) -> list[Line]:
     """A count's chips as lines into (+1) or out of (-1) a place."""
     return [
         Line(item, sign * amount, sign * int(amount / DENOMINATIONS[item])) for item, amount in chips.items() if amount
@@ -93,7 +92,7 @@ def _check_seat(seat: int) -> None:
         raise CashDeskError("invalid_seat", _("Choose a seat from 1 to %(seats)s.") % {"seats": SEATS})
 
 
-def _playing(session_id: int) -> TableSession:
+def playing(session_id: int) -> TableSession:
     """The session, re-read under the table's lock, still open: chips change hands only during play."""
     session = TableSession.objects.get(pk=session_id)
     if not session.is_open:
@@ -203,7 +202,7 @@ def _close(
         % {"table": books.table.number, "croupier": session.croupier},
         table_result=True,
     )
-    fills, credits = _vault_transfers(tray, since=session.opened_at, until=at)
+    fills, credits = _fills_and_credits(tray, since=session.opened_at, until=at)
     session.closed_by, session.closed_at, session.closing_count, session.close_key = user, at, count, key or None
     session.fills, session.credits = fills, credits
     session.drop = _cash_in(books.drop_box, since=session.opened_at, until=at)
@@ -214,11 +213,11 @@ def _close(
     return session
 
 
-def _vault_transfers(tray: Place, *, since: dt.datetime, until: dt.datetime) -> tuple[Decimal, Decimal]:
+def _fills_and_credits(tray: Place, *, since: dt.datetime, until: dt.datetime) -> tuple[Decimal, Decimal]:
     """The chips a tray took from the cage (fills) and gave back to it (credits) between two moments."""
     legs = Leg.objects.filter(
         desk=tray,
-        transaction__kind__in=VAULT_TRANSFER_KINDS,
+        transaction__kind__in=[TransactionKind.TABLE_FILL, TransactionKind.TABLE_CREDIT],
         transaction__created_at__gte=since,
         transaction__created_at__lte=until,
     )
@@ -296,8 +295,8 @@ def _buy_in(
     identity: IdentityDetails | None,
     key: str | None,
 ) -> TableBuyIn:
-    session = _playing(session_id)
-    given = _chip_lines(chips, -1)
+    session = playing(session_id)
+    given = chip_lines(chips, -1)
     legs: Legs = [
         (books.drop_box, Line(Item.CASH, cash)),
         (Counterparty.PLAYERS, Line(Item.CASH, -cash)),
@@ -385,10 +384,10 @@ def _colour_issue(
     user: User,
     key: str | None,
 ) -> ColourChips:
-    session = _playing(session_id)
+    session = playing(session_id)
     if ColourChips.objects.filter(table_id=books.table_id, colour=colour, returned__isnull=True).exists():
         raise CashDeskError("colour_taken", _("Another player at this table has that colour: choose another."))
-    handed = _chip_lines(chips, +1)
+    handed = chip_lines(chips, +1)
     total = sum(chips.values(), ZERO)
     posting = post_transaction(
         shift=None,
@@ -464,7 +463,7 @@ def _colour_return(
         Line(leg.item, -leg.amount, -leg.count if leg.count is not None else None)
         for leg in chips.issue.legs.filter(counterparty=Counterparty.COLOUR_CHIPS)
     ]
-    paid = _chip_lines(given, -1)
+    paid = chip_lines(given, -1)
     legs: Legs = [
         *((Counterparty.COLOUR_CHIPS, line) for line in outstanding),
         *((Counterparty.TABLE_WIN, line.negated()) for line in outstanding),
