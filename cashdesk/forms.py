@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext_lazy as _
 
 from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
-from cashdesk.models import HoldCase
+from cashdesk.models import HoldCase, TableSlip
 from cashdesk.models.tables import COLOUR_CHIP_VALUES, SEATS, ChipColour
 from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.widgets import DayInput
@@ -555,3 +555,24 @@ class TableLimitOrderForm(forms.Form):
             raise forms.ValidationError(_("An order sets the limits of at least one table or game."))
         cleaned["lines"] = lines
         return cleaned
+
+
+class TableSlipForm(OperationForm):
+    """A fill or a credit asked for at the table: from (or to) which cage, and the chips by denomination."""
+
+    running_total = True
+
+    def __init__(self, *args: Any, cages: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["kind"] = forms.ChoiceField(label=_("Fill or credit"), choices=TableSlip.Kind.choices)
+        self.fields["cage"] = forms.ModelChoiceField(
+            label=_("Cage (desk or vault)"), queryset=cages if cages is not None else Place.objects.none()
+        )
+        _chip_fields(self, required=False)
+
+    def chips(self) -> dict[str, int]:
+        return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}
+
+
+class SlipVoidForm(forms.Form):
+    reason = forms.CharField(label=_("Why is the slip voided?"), max_length=255)

@@ -22,8 +22,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
 from cashdesk.books import opening_amounts, shift_balances
-from cashdesk.items import ALL_ITEMS, Item
-from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TransactionKind
+from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, ShiftCount, TableSlip, TransactionKind
 from cashdesk.receipt_numbers import RECEIPT_NUMBER_LENGTH
 from casino_office.i18n import both
 from casino_office.money import amount_in_words, format_eur
@@ -642,3 +642,61 @@ def _sign_limits(page: _Page, limit: TableLimit) -> None:
                 },
                 size=9,
             )
+
+
+_SLIP_HEADERS = [("Žetonas", "Chip"), ("Vnt.", "Pieces"), ("Suma", "Amount")]
+_SIGNATURE, _VOID = gettext_lazy("Signature"), gettext_lazy("VOID")
+_TABLE, _CAGE = gettext_lazy("Table"), gettext_lazy("Cage")
+
+
+def table_slip_pdf(slip: TableSlip) -> bytes:
+    """A fill or credit slip (issue 24) on A4: the original for the cage above the cut, the copy for the table
+    below, each with the chips, the total and the three signatures (asked for, issued, confirmed)."""
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=A4)
+    c.setTitle(f"{slip.get_kind_display()} {slip.number_display}")
+    width, height = A4
+    for part, top, bottom in (
+        (gettext_lazy("Original: for the cage"), 12 * mm, height / 2 + 8 * mm),
+        (gettext_lazy("Copy: for the table"), height / 2 + 12 * mm, 12 * mm),
+    ):
+        _slip_part(_Page(c, margin=15 * mm, top=top, bottom=bottom), slip, both(part))
+    c.setDash(3, 3)
+    c.line(10 * mm, height / 2, width - 10 * mm, height / 2)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def _slip_part(page: _Page, slip: TableSlip, part: str) -> None:
+    kind = both(TableSlip.Kind(slip.kind).label)
+    page.text(f"{slip.table.casino.name} · {part}", size=8)
+    page.text(f"{kind} {slip.number_display}", font=BOLD, size=16)
+    table = f"{both(_TABLE)} {slip.table.number} ({both(slip.table.Game(slip.table.game).label)})"
+    page.text(table, size=10)
+    page.text(f"{both(_CAGE)}: {slip.cage.name}", size=10)
+    page.y -= 2 * mm
+    rows = [
+        [str(Item(item).label), str(count), format_eur(DENOMINATIONS[item] * count)]
+        for item, count in sorted(slip.chips.items(), key=lambda pair: -DENOMINATIONS[pair[0]])
+    ]
+    rows.append([both(gettext_lazy("Total")), "", format_eur(slip.amount)])
+    _table(page, _SLIP_HEADERS, rows, size=10)
+    page.y -= 3 * mm
+    for label, who, at in (
+        (gettext_lazy("Asked for at the table"), slip.requested_by, slip.requested_at),
+        (
+            gettext_lazy("Issued at the cage")
+            if slip.kind == TableSlip.Kind.FILL
+            else gettext_lazy("Received at the cage"),
+            slip.issued_by,
+            slip.issued_at,
+        ),
+        (gettext_lazy("Confirmed at the table"), slip.confirmed_by, slip.confirmed_at),
+    ):
+        signed = f"{who.get_full_name() or who.get_username()}, {timezone.localtime(at):%Y-%m-%d %H:%M}" if who else ""
+        page.text(f"{both(label)}: {signed or '_' * 30}", size=9)
+        page.text(f"{both(_SIGNATURE)}: {'_' * 30}", size=9)
+        page.y -= 2 * mm
+    if slip.voided_at is not None:
+        page.text(f"{both(_VOID)}: {slip.void_reason}", font=BOLD, size=12)

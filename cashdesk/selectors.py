@@ -20,6 +20,7 @@ from cashdesk.models import (
     MachineReceipt,
     ReversalRequest,
     Shift,
+    TableSlip,
     Transfer,
 )
 from casino_office.vocabulary import STRUCTURING_KINDS, TICKET_CASH_PAYOUT_KINDS
@@ -286,3 +287,28 @@ def counts_blind(shift: Shift, user: User) -> bool:
     """Whether `user` is this open shift's cashier in a casino that counts blind: then nothing shown to them
     tells what the desk should hold (the side panel, the X report) until the closing count."""
     return shift.closed_at is None and shift.cashier_id == user.pk and shift.desk.casino.blind_count
+
+
+def _slips_waiting(**where: Any) -> list[TableSlip]:
+    return list(
+        TableSlip.objects.filter(confirmed_at__isnull=True, voided_at__isnull=True, **where)
+        .select_related("table", "issued_by")
+        .order_by("number")
+    )
+
+
+def slips_at_cage(cage: Place) -> list[TableSlip]:
+    """The tables' fill and credit slips at a desk that are not yet posted or voided (issue 24)."""
+    return _slips_waiting(cage=cage)
+
+
+def slips_at_vault(casino: Casino) -> list[TableSlip]:
+    return _slips_waiting(cage__casino=casino, cage__kind=Place.Kind.VAULT)
+
+
+def slip_voids_to_approve(casino: Casino) -> list[TableSlip]:
+    return list(
+        TableSlip.objects.filter(casino=casino, void_asked_by__isnull=False, voided_at__isnull=True)
+        .select_related("table", "void_asked_by")
+        .order_by("number")
+    )

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from cashdesk import views
-from cashdesk.views import dashboard, desk, documents, floor, kiosks, pit, reports, supervisor
+from cashdesk.views import dashboard, desk, documents, floor, kiosks, pit, reports, slips, supervisor
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -44,6 +44,12 @@ urlpatterns = [
     path("pit/sessions/<int:pk>/close/", pit.table_close, name="pit-table-close"),
     path("pit/sessions/<int:pk>/colour/", pit.colour_chips_issue, name="pit-colour-chips"),
     path("pit/colour/<int:pk>/back/", pit.colour_chips_return, name="pit-colour-back"),
+    path("pit/sessions/<int:pk>/slip/", pit.slip_request, name="pit-slip-request"),
+    path("slips/<int:pk>/issue/", slips.slip_issue, name="slip-issue"),
+    path("slips/<int:pk>/confirm/", slips.slip_confirm, name="slip-confirm"),
+    path("slips/<int:pk>/void-ask/", slips.slip_void_ask, name="slip-void-ask"),
+    path("slips/<int:pk>/void/", slips.slip_void, name="slip-void"),
+    path("slips/<int:pk>/slip.pdf", documents.table_slip_pdf, name="slip-pdf"),
     path("supervisor/", supervisor.supervisor_home, name="supervisor"),
     path("supervisor/transfers/<int:pk>/approve/", supervisor.approve_transfer, name="approve-transfer"),
     path("supervisor/reversals/<int:pk>/approve/", supervisor.approve_reversal, name="approve-reversal"),

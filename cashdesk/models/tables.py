@@ -10,6 +10,7 @@ from django.db.models import F, Q
 from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 
+from cashdesk.items import CHIPS, Item
 from casino_office.constraints import in_cents
 from casino_office.triggers import append_only
 from machines.models import Casino, GamingTable, Place
@@ -406,6 +407,10 @@ class TableSlip(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.number_display}"
+
+    def pieces(self) -> list[tuple[str, int]]:
+        """The chips by denomination, the highest first, as (the chip's name, pieces)."""
+        return [(str(Item(item).label), self.chips[item]) for item in CHIPS if self.chips.get(item)]
 
     @property
     def number_display(self) -> str:

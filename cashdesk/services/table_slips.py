@@ -137,7 +137,7 @@ def slip_issue(*, slip: TableSlip, user: User) -> TableSlip:
 def slip_confirm(*, slip: TableSlip, user: User) -> TableSlip:
     """The pit supervisor confirms the slip at the table: the chips move in the books, cage to tray or back."""
     with transaction.atomic():
-        cage = Place.objects.select_for_update().select_related("casino").get(pk=slip.cage_id)
+        cage = Place.objects.select_for_update(of=("self",)).select_related("casino").get(pk=slip.cage_id)
         books = lock_table(slip.table)
         slip = TableSlip.objects.select_for_update().get(pk=slip.pk)
         if slip.confirmed_by_id == user.pk:

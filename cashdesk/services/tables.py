@@ -67,7 +67,7 @@ def table_create(*, casino: Casino, number: str, game: str, area: str = "") -> G
 def lock_table(table: GamingTable) -> TablePlaces:
     """The table's places with its tray's row locked: the table's operations one at a time. Call in a transaction."""
     books = TablePlaces.objects.select_related("table", "drop_box").get(table_id=table.pk)
-    books.tray = Place.objects.select_for_update().select_related("casino").get(pk=books.tray_id)
+    books.tray = Place.objects.select_for_update(of=("self",)).select_related("casino").get(pk=books.tray_id)
     return books
 
 

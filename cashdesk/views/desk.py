@@ -95,7 +95,8 @@ def desk_home(request: StaffRequest) -> HttpResponse:
     if shift.count_requests.filter(status__in=CountRequest.OPEN).exists():  # a hand-over or a count being decided
         messages.info(request, _("This shift's count waits for a decision; nothing more is done in it until then."))
     recent = selectors.recent_transactions(shift)
-    return _render(request, "cashdesk/desk.html", shift, number_form=forms.NumberForm(), recent=recent)
+    slips = selectors.slips_at_cage(shift.desk)
+    return _render(request, "cashdesk/desk.html", shift, number_form=forms.NumberForm(), recent=recent, slips=slips)
 
 
 def _ticket_page(

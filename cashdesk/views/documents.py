@@ -6,7 +6,7 @@ from django.utils.translation import gettext as _
 
 from cashdesk import printing, selectors, services
 from cashdesk.errors import CashDeskError
-from cashdesk.models import CashTransaction, MachineReceipt, Shift
+from cashdesk.models import CashTransaction, MachineReceipt, Shift, TableSlip
 from machines.models import GamingTable, table_limit_on
 from staff.access import StaffRequest, role_required, staff_casino
 
@@ -76,3 +76,14 @@ def table_sign_pdf(request: StaffRequest, pk: int) -> HttpResponse:
     table = get_object_or_404(GamingTable, pk=pk, casino=casino)
     limit = table_limit_on(table, casino.gaming_day(timezone.now()))
     return _pdf(printing.table_sign_pdf(table, limit), f"table-sign-{table.number}")
+
+
+@role_required("staff.work_pit", "staff.operate_desk", "staff.supervise_desk")
+def table_slip_pdf(request: StaffRequest, pk: int) -> HttpResponse:
+    """A fill or credit slip (issue 24) on two parts: for the cage and for the table."""
+    slip = get_object_or_404(
+        TableSlip.objects.select_related("table__casino", "cage", "requested_by", "issued_by", "confirmed_by"),
+        pk=pk,
+        casino=staff_casino(request),
+    )
+    return _pdf(printing.table_slip_pdf(slip), f"slip-{slip.number_display}")

@@ -26,12 +26,14 @@ from cashdesk.forms import (
     ColourChipsForm,
     ColourReturnForm,
     OperationForm,
+    SlipVoidForm,
     TableBuyInForm,
     TableLimitOrderForm,
+    TableSlipForm,
     TrayCountForm,
 )
-from cashdesk.models import ColourChips, TablePlaces, TableSession
-from cashdesk.services import tables
+from cashdesk.models import ColourChips, TablePlaces, TableSession, TableSlip
+from cashdesk.services import table_slips, tables
 from casino_office.errors import DomainError
 from casino_office.money import format_money
 from machines.models import GamingTable, Place, TableLimit, TableLimitOrder, table_limit_on
@@ -249,11 +251,42 @@ def colour_chips_return(request: StaffRequest, pk: int) -> HttpResponse:
 
 
 @role_required(PIT)
+def slip_request(request: StaffRequest, pk: int) -> HttpResponse:
+    session = _session(request, pk)
+    cages = Place.objects.filter(casino=session.table.casino, kind__in=table_slips.CAGES).order_by("kind", "code")
+    initial = {"kind": request.GET.get("kind")} if request.GET.get("kind") in TableSlip.Kind.values else {}
+    form = TableSlipForm(request.POST or None, cages=cages, initial=initial)
+    done = _submit(
+        form,
+        lambda f: (
+            table_slips.slip_request(
+                session=session,
+                kind=f.cleaned_data["kind"],
+                cage=f.cleaned_data["cage"],
+                pieces=f.chips(),
+                user=request.user,
+                operation_key=f.cleaned_data["operation_key"],
+            ).session
+        ),
+    )
+    if done is not None:
+        messages.success(request, _("The slip is asked for: the cage sees it waiting."))
+        return redirect("pit-session", pk=session.pk)
+    intro = _(
+        "A fill brings chips from the cage to the tray, a credit takes them back; the books move when you "
+        "confirm the slip at the table."
+    )
+    title = _("Fill or credit for table %(table)s") % {"table": session.table.number}
+    return _form_page(request, form, title, back=_session_url(session), intro=intro)
+
+
+@role_required(PIT)
 def table_session(request: StaffRequest, pk: int) -> HttpResponse:
     session = _session(request, pk)
     buy_ins = session.buy_ins.select_related("transaction").order_by("transaction__created_at")
     colours = session.colour_chips.order_by("pk")
-    context = {"session": session, "buy_ins": buy_ins, "colours": colours}
+    slips = session.slips.select_related("cage", "issued_by").order_by("number")
+    context = {"session": session, "buy_ins": buy_ins, "colours": colours, "slips": slips, "void_form": SlipVoidForm()}
     return render(request, "cashdesk/pit_session.html", context)
 
 

@@ -61,6 +61,8 @@ def supervisor_home(
             casino_receipt_limit=casino.receipt_confirmation_limit,
             offline_validation=offline_validation_by_machine(casino),
             counts=selectors.counts_to_approve(casino),
+            vault_slips=selectors.slips_at_vault(casino),
+            slip_voids=selectors.slip_voids_to_approve(casino),
             count_decision_form=forms.CountDecisionForm(auto_id=False),
             casino_count_limit=casino.count_approval_limit,
         )

@@ -171,6 +171,23 @@ def test_pit_supervisor_screens(workstation):
     with page.expect_navigation():
         page.click("main button[type=submit]")
     pit.look("table-with-colour-chips")
+    # A credit of two 25 chips to the vault: asked for at the table, received by the shift supervisor, confirmed.
+    with page.expect_navigation():
+        page.click("main a[href*='kind=to_cage']")
+    page.select_option("#id_cage", label="Seifas")
+    page.fill("#id_chip_25", "2")
+    pit.look("credit-asked")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    session_url = page.url
+    supervisor = workstation("pit-cage", "pamainosvadove-adm")
+    supervisor.visit("/supervisor/", "supervision-with-a-slip")
+    with supervisor.page.expect_navigation():
+        supervisor.page.click("#table-slips + table button[type=submit]")
+    page.goto(session_url)
+    with page.expect_navigation():
+        page.click("#slips button:has-text('Patvirtinti prie stalo')")
+    pit.look("table-with-a-credit")
     with page.expect_navigation():
         page.click("main a[href$='/close/']")
     pit.look("table-close")
@@ -181,8 +198,9 @@ def test_pit_supervisor_screens(workstation):
     with page.expect_navigation():
         page.click("main button[type=submit]")
     pit.look("table-result")
-    # 3 539 in the tray at the closing against 3 510 opened, 125 dropped: the table won 154 (4 on learning chips).
-    assert "154,00" in page.inner_text("table.result")
+    # 3 539 in the tray at the closing against 3 510 opened, 50 credited, 125 dropped: the table won 204
+    # (4 of it on learning chips).
+    assert "204,00" in page.inner_text("table.result")
 
 
 def test_supervisor_screens(workstation):

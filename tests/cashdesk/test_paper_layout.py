@@ -476,3 +476,37 @@ def test_table_sign(paper, language):
         unset = printing.table_sign_pdf(table, None)
         save_for_eyes(f"table-sign-no-order-{language}", unset)
         assert_laid_out(unset, "ADM12345", "limits")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_table_slip(paper, language):
+    """A fill slip with every denomination, seven-figure pieces and the longest names, asked for, issued and
+    confirmed; then a voided one: both parts laid out on one A4 page."""
+    from cashdesk.models import TableSlip
+    from cashdesk.services.table_slips import slip_confirm, slip_issue, slip_request, slip_void, slip_void_ask
+    from cashdesk.services.tables import table_open
+
+    casino = paper["casino"]
+    table = table_create(casino=casino, number="ADM12345", game=TableGame.ULTIMATE_ADMIRAL_TEXAS_POKER)
+    pit = make_user("Salės-vadovė-Aleksandra-Konstancija", "pit_supervisor")
+    croupier = make_user("Krupjė-Juozapavičiūtė-Baranauskienė")
+    from staff.models import StaffAssignment
+
+    for member in (pit, croupier, paper["cashier"]):
+        StaffAssignment.objects.get_or_create(user=member, casino=casino)
+    session = table_open(table=table, croupier=croupier, pieces={"chip_1": 1}, user=pit)
+    pieces = {item: 9 for item in CHIPS}
+    slip = slip_request(session=session, kind=TableSlip.Kind.FILL, cage=paper["desk"], pieces=pieces, user=pit)
+    slip = slip_confirm(slip=slip_issue(slip=slip, user=paper["cashier"]), user=pit)
+    voided = slip_request(
+        session=session, kind=TableSlip.Kind.CREDIT, cage=paper["desk"], pieces={"chip_1": 1}, user=pit
+    )
+    voided = slip_void_ask(slip=voided, user=paper["cashier"], reason="Paprašyta per klaidą, du kartus")
+    voided = slip_void(slip=voided, user=make_user("pamainos-vadove-slip", "shift_supervisor"))
+    with translation.override(language):
+        data = printing.table_slip_pdf(slip)
+        save_for_eyes(f"table-slip-{language}", data)
+        assert_laid_out(data, slip.number_display, "ADM12345", format_eur(slip.amount), LONG_DESK[:20])
+        void = printing.table_slip_pdf(voided)
+        save_for_eyes(f"table-slip-void-{language}", void)
+        assert_laid_out(void, voided.number_display, "VOID")

@@ -63,3 +63,64 @@ def test_a_buy_in_and_the_closing_at_once_never_miss_each_other(casino, table, c
         assert (session.drop, session.win) == (Decimal("0.00"), Decimal("-100.00"))
     assert place_balances(drop_box)[Item.CASH] == session.drop
     assert_books_balance(casino)
+
+
+def _fill_issued(session, desk, cashier, pit_supervisor, pieces, kind="to_table"):
+    from cashdesk.services.table_slips import slip_issue, slip_request
+
+    slip = slip_request(session=session, kind=kind, cage=desk, pieces=pieces, user=pit_supervisor)
+    return slip_issue(slip=slip, user=cashier)
+
+
+def test_two_fills_confirmed_at_once_never_take_the_desk_below_zero(
+    casino, table, croupier, pit_supervisor, shift, cashier
+):
+    from cashdesk.services.table_slips import slip_confirm
+
+    session = table_open(table=table, croupier=croupier, pieces=FLOAT, user=pit_supervisor)
+    held = place_balances(shift.desk)[Item.CHIP_500]  # the desk's 500 chips: each fill takes all of them
+    count = int(held / 500)
+    slips = [_fill_issued(session, shift.desk, cashier, pit_supervisor, {"chip_500": count}) for _ in range(2)]
+    gate = ('SELECT 1 FROM "cashdesk_cashdesk" WHERE "id" = %s FOR UPDATE', [shift.desk.pk])
+    results = race([lambda slip=slip: slip_confirm(slip=slip, user=pit_supervisor) for slip in slips], gate=gate)
+
+    assert Counter(_outcome(result) for result in results) == {"TableSlip": 1, "insufficient_stock": 1}
+    assert place_balances(shift.desk)[Item.CHIP_500] == 0
+    assert_books_balance(casino)
+
+
+def test_the_same_slip_confirmed_twice_at_once_posts_once(casino, table, croupier, pit_supervisor, shift, cashier):
+    from cashdesk.models import TableSlip
+    from cashdesk.services.table_slips import slip_confirm
+
+    session = table_open(table=table, croupier=croupier, pieces=FLOAT, user=pit_supervisor)
+    slip = _fill_issued(session, shift.desk, cashier, pit_supervisor, {"chip_100": 2})
+    gate = ('SELECT 1 FROM "cashdesk_cashdesk" WHERE "id" = %s FOR UPDATE', [shift.desk.pk])
+    results = race([lambda: slip_confirm(slip=slip, user=pit_supervisor) for _ in range(2)], gate=gate)
+
+    assert all(isinstance(result, TableSlip) for result in results), results
+    assert results[0].transaction_id == results[1].transaction_id
+    assert place_balances(TablePlaces.objects.get(table=table).tray)[Item.CHIP_100] == Decimal("1200.00")
+    assert_books_balance(casino)
+
+
+def test_a_buy_in_and_a_credit_at_once_never_take_the_tray_below_zero(
+    casino, table, croupier, pit_supervisor, shift, cashier
+):
+    from cashdesk.services.table_slips import slip_confirm
+
+    session = table_open(table=table, croupier=croupier, pieces=FLOAT, user=pit_supervisor)
+    credit = _fill_issued(session, shift.desk, cashier, pit_supervisor, {"chip_100": 10}, kind="to_cage")
+    calls = [
+        lambda: table_buy_in(
+            session=session, cash=Decimal("1000.00"), pieces={"chip_100": 10}, seat=1, user=pit_supervisor
+        ),
+        lambda: slip_confirm(slip=credit, user=pit_supervisor),
+    ]
+    results = race(calls, gate=tray_gate(table))
+
+    outcomes = Counter(_outcome(result) for result in results)
+    assert "OperationalError" not in outcomes, [str(result) for result in results]
+    assert outcomes in ({"TableBuyIn": 1, "insufficient_stock": 1}, {"TableSlip": 1, "insufficient_stock": 1})
+    assert place_balances(TablePlaces.objects.get(table=table).tray)[Item.CHIP_100] == 0
+    assert_books_balance(casino)

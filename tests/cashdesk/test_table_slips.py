@@ -126,3 +126,46 @@ def test_the_same_form_again_does_nothing_more(session, shift, cashier, pit_supe
     again = slip_confirm(slip=slip, user=pit_supervisor)
     assert again.transaction_id == first.transaction_id
     assert TableSlip.objects.count() == 1
+
+
+# The slips through the pages: the pit asks, the desk issues, the pit confirms; a void from the table and the
+# supervisor; the slip printed on two parts.
+
+
+def test_a_fill_through_the_pit_the_desk_and_back(casino, table, session, shift, cashier, supervisor, pit_supervisor):
+    from tests.cashdesk.conftest import logged_in_client
+
+    pit = logged_in_client(pit_supervisor, casino)
+    desk = logged_in_client(cashier, casino)
+    form = pit.get(f"/pit/sessions/{session.pk}/slip/?kind=to_table")
+    assert form.status_code == 200
+    assert form.context["form"].initial["kind"] == "to_table"
+    asked = pit.post(
+        f"/pit/sessions/{session.pk}/slip/",
+        {"kind": "to_table", "cage": shift.desk.pk, "chip_100": 3, "operation_key": "f" * 32},
+    )
+    assert asked.status_code == 302
+    slip = TableSlip.objects.get()
+    page = desk.get("/desk/").content.decode()
+    assert slip.number_display in page
+    assert "Chip 100 € × 3" in page
+
+    assert desk.post(f"/slips/{slip.pk}/issue/").status_code == 302
+    assert pit.post(f"/slips/{slip.pk}/confirm/").status_code == 302
+    slip.refresh_from_db()
+    assert slip.state == "confirmed"
+    assert place_balances(tray(table))[Item.CHIP_100] == Decimal("1300.00")
+    table_page = pit.get(f"/pit/sessions/{session.pk}/").content.decode()
+    assert f"confirmed by {pit_supervisor.username}" in table_page
+
+    pdf = pit.get(f"/slips/{slip.pk}/slip.pdf")
+    assert pdf["Content-Type"] == "application/pdf"
+
+    second = fill(session, shift.desk, pit_supervisor)
+    assert pit.post(f"/slips/{second.pk}/void-ask/", {"reason": "Asked by mistake"}).status_code == 302
+    boss = logged_in_client(supervisor, casino)
+    assert second.number_display in boss.get("/supervisor/").content.decode()
+    assert boss.post(f"/slips/{second.pk}/void/").status_code == 302
+    second.refresh_from_db()
+    assert second.state == "voided"
+    assert_books_balance(casino)

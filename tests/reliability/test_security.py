@@ -68,6 +68,12 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "pit-table-close": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-colour-chips": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-limits": ("GET", {"manager"}),
+    "pit-slip-request": ("GET", {"pit_supervisor", "shift_supervisor"}),
+    "slip-issue": ("POST", {"cashier", "shift_supervisor"}),  # the cage's cashier, or a supervisor at the vault
+    "slip-confirm": ("POST", {"pit_supervisor", "shift_supervisor"}),
+    "slip-void-ask": ("POST", {"pit_supervisor", "cashier", "shift_supervisor"}),
+    "slip-void": ("POST", {"shift_supervisor"}),
+    "slip-pdf": ("GET", {"pit_supervisor", "cashier", "shift_supervisor"}),
     "pit-colour-back": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "supervisor": ("GET", {"shift_supervisor", "compliance_officer", "manager"}),  # a manager: the held tickets only
     "approve-transfer": ("POST", {"shift_supervisor"}),
