@@ -26,6 +26,7 @@ from cashdesk.models import (
     ReversalRequest,
     ShiftCount,
     TableSession,
+    TableSlip,
     Transfer,
 )
 
@@ -103,6 +104,9 @@ COUNT: OneTimeKey[CountRequest | ShiftCount] = OneTimeKey(
     taken=gettext_lazy("This form was already used by someone else; open it again."),
 )
 # A table's opening makes its session; its closing is stored on it.
+SLIP_REQUEST = OneTimeKey(
+    models=(TableSlip,), author="requested_by_id", taken=gettext_lazy("This form was already used by someone else.")
+)
 TABLE_OPENING = OneTimeKey(
     models=(TableSession,), author="opened_by_id", taken=gettext_lazy("This form was already used by someone else.")
 )

@@ -83,7 +83,7 @@ def books_lock(
     # whatever held it, in time as in the books.
     at = at or timezone.now()
     for place_id, place in places.items():
-        _check_not_negative(place, [line for p, line in legs if isinstance(p, Place) and p.pk == place_id])
+        check_not_negative(place, [line for p, line in legs if isinstance(p, Place) and p.pk == place_id])
     _check_cash_limit(desk, kind, [line for p, line in legs if isinstance(p, Place) and p.pk == desk.pk])
     return Posting(shift=shift, desk=desk, kind=kind, amount=amount, legs=legs, at=at)
 
@@ -146,7 +146,7 @@ def books_write(
     return transaction_
 
 
-def _check_not_negative(desk: Place, lines: list[Line]) -> None:
+def check_not_negative(desk: Place, lines: list[Line]) -> None:
     """A physical place never holds less than zero of anything (checked under its row lock)."""
     needed: dict[str, Decimal] = {}
     for line in lines:

@@ -16,13 +16,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cashdesk.books import ZERO, place_balances
+from cashdesk.books import ZERO
 from cashdesk.errors import CashDeskError
-from cashdesk.items import DENOMINATIONS, Item
-from cashdesk.models import Shift, TableSession, TableSlip, TableSlipSeries, TransactionKind
+from cashdesk.items import DENOMINATIONS
+from cashdesk.models import Shift, TablePlaces, TableSession, TableSlip, TableSlipSeries, TransactionKind
 from cashdesk.services.ledger import post_transaction, refuse_while_counting
+from cashdesk.services.once import SLIP_REQUEST
+from cashdesk.services.posting import check_not_negative
 from cashdesk.services.tables import chip_lines, lock_table, playing, tray_counted
-from casino_office.money import format_money
 from machines.models import Place
 
 CAGES = (Place.Kind.DESK, Place.Kind.VAULT)
@@ -48,50 +49,47 @@ def slip_request(
         raise CashDeskError("not_a_cage", _("Chips come from and go back to one of the casino's desks or its vault."))
     with transaction.atomic():
         books = lock_table(session.table)
-        if (
-            done := TableSlip.objects.filter(operation_key=operation_key or "-", requested_by=user).first()
-        ) is not None:
-            return done
-        session = playing(session.pk)
-        if kind == TableSlip.Kind.CREDIT:
-            _check_holds(books.tray, chips)
-        now = timezone.now()
-        year = timezone.localtime(now, books.tray.casino.zoneinfo).year
-        series, _created = TableSlipSeries.objects.get_or_create(casino_id=books.table.casino_id, year=year)
-        series = TableSlipSeries.objects.select_for_update().get(pk=series.pk)
-        series.last_number += 1
-        series.save(update_fields=["last_number"])
-        return TableSlip.objects.create(
-            casino_id=books.table.casino_id,
-            year=year,
-            number=series.last_number,
-            table=books.table,
-            session=session,
-            kind=kind,
-            cage=cage,
-            chips={item: int(value / DENOMINATIONS[item]) for item, value in chips.items() if value},
-            amount=amount,
-            requested_by=user,
-            requested_at=now,
-            operation_key=operation_key or None,
+        return SLIP_REQUEST.once(
+            operation_key,
+            user=user,
+            run=lambda: _request(books, session.pk, kind=kind, cage=cage, chips=chips, user=user, key=operation_key),
         )
 
 
-def _check_holds(place: Place, chips: Mapping[str, Decimal]) -> None:
-    held = place_balances(place)
-    for item, value in chips.items():
-        if value and held[item] < value:
-            short = value - held[item]
-            raise CashDeskError(
-                "insufficient_stock",
-                _("%(place)s does not hold enough %(item)s: %(pieces)s pcs (%(short)s) short.")
-                % {
-                    "place": place.name,
-                    "item": Item(item).label,
-                    "pieces": int(short / DENOMINATIONS[item]),
-                    "short": format_money(short),
-                },
-            )
+def _request(
+    books: TablePlaces,
+    session_id: int,
+    *,
+    kind: str,
+    cage: Place,
+    chips: dict[str, Decimal],
+    user: User,
+    key: str | None,
+) -> TableSlip:
+    """Under the table's lock: the session still in play, a credit's chips in the tray, the series' next number."""
+    session = playing(session_id)
+    if kind == TableSlip.Kind.CREDIT:
+        check_not_negative(books.tray, chip_lines(chips, -1))
+    now = timezone.now()
+    year = timezone.localtime(now, books.tray.casino.zoneinfo).year
+    series, _created = TableSlipSeries.objects.get_or_create(casino_id=books.table.casino_id, year=year)
+    series = TableSlipSeries.objects.select_for_update().get(pk=series.pk)
+    series.last_number += 1
+    series.save(update_fields=["last_number"])
+    return TableSlip.objects.create(
+        casino_id=books.table.casino_id,
+        year=year,
+        number=series.last_number,
+        table=books.table,
+        session=session,
+        kind=kind,
+        cage=cage,
+        chips={item: int(value / DENOMINATIONS[item]) for item, value in chips.items() if value},
+        amount=sum(chips.values(), ZERO),
+        requested_by=user,
+        requested_at=now,
+        operation_key=key or None,
+    )
 
 
 def _slip_chips(slip: TableSlip) -> dict[str, Decimal]:
@@ -128,7 +126,7 @@ def slip_issue(*, slip: TableSlip, user: User) -> TableSlip:
             raise CashDeskError("same_person", _("The slip is signed by two people: someone else asked for it."))
         _check_cage_person(cage, user)
         if slip.kind == TableSlip.Kind.FILL:
-            _check_holds(cage, _slip_chips(slip))
+            check_not_negative(cage, chip_lines(_slip_chips(slip), -1))
         slip.issued_by, slip.issued_at = user, timezone.now()
         slip.save(update_fields=["issued_by", "issued_at"])
         return slip
@@ -153,7 +151,6 @@ def slip_confirm(*, slip: TableSlip, user: User) -> TableSlip:
                 raise CashDeskError("cage_closed", _("%(desk)s has no open shift.") % {"desk": cage.name})
             refuse_while_counting(shift)
         fill = slip.kind == TableSlip.Kind.FILL
-        cage.casino = books.tray.casino
         posting = post_transaction(
             shift=shift,
             desk=cage,

@@ -26,16 +26,19 @@ def _slip(request: StaffRequest, pk: int) -> TableSlip:
     )
 
 
-def _back(request: StaffRequest, slip: TableSlip) -> HttpResponse:
-    """Back where the form was: the table's page for the pit, the desk for its cashier, supervision otherwise."""
-    if request.user.has_perm(PIT) and not request.user.has_perm(SUPERVISOR):
-        return redirect("pit-session", pk=slip.session_id)
-    if request.user.has_perm(CASHIER):
-        return redirect("desk")
-    return redirect("supervisor")
+def _to_table(slip: TableSlip) -> HttpResponse:
+    return redirect("pit-session", pk=slip.session_id)
 
 
-def _step(request: StaffRequest, pk: int, action: Callable[[TableSlip], TableSlip], done: str) -> HttpResponse:
+def _to_cage(request: StaffRequest) -> HttpResponse:
+    """The desk for its cashier, supervision (where the vault's slips wait) for a shift supervisor."""
+    return redirect("desk" if request.user.has_perm(CASHIER) else "supervisor")
+
+
+def _step(
+    request: StaffRequest, pk: int, action: Callable[[TableSlip], TableSlip], done: str, back: HttpResponse | None
+) -> HttpResponse:
+    """Run one step on the slip; back to the page it was taken on (`back`, or the slip's table)."""
     slip = _slip(request, pk)
     try:
         slip = action(slip)
@@ -43,7 +46,7 @@ def _step(request: StaffRequest, pk: int, action: Callable[[TableSlip], TableSli
         messages.error(request, error.message)
     else:
         messages.success(request, done % {"number": slip.number_display})
-    return _back(request, slip)
+    return back or _to_table(slip)
 
 
 @require_POST
@@ -54,6 +57,7 @@ def slip_issue(request: StaffRequest, pk: int) -> HttpResponse:
         pk,
         lambda slip: table_slips.slip_issue(slip=slip, user=request.user),
         _("Slip %(number)s is issued: print it, sign it and send it to the table with the chips."),
+        _to_cage(request),
     )
 
 
@@ -65,6 +69,7 @@ def slip_confirm(request: StaffRequest, pk: int) -> HttpResponse:
         pk,
         lambda slip: table_slips.slip_confirm(slip=slip, user=request.user),
         _("Slip %(number)s is confirmed: the chips are in the books."),
+        None,
     )
 
 
@@ -72,14 +77,16 @@ def slip_confirm(request: StaffRequest, pk: int) -> HttpResponse:
 @role_required(PIT, CASHIER, SUPERVISOR)
 def slip_void_ask(request: StaffRequest, pk: int) -> HttpResponse:
     form = SlipVoidForm(request.POST)
+    back = None if request.user.has_perm(PIT) else _to_cage(request)
     if not form.is_valid():
         messages.error(request, _("Say why the slip is voided."))
-        return _back(request, _slip(request, pk))
+        return back or _to_table(_slip(request, pk))
     return _step(
         request,
         pk,
         lambda slip: table_slips.slip_void_ask(slip=slip, user=request.user, reason=form.cleaned_data["reason"]),
         _("The void of slip %(number)s waits for a shift supervisor."),
+        back,
     )
 
 
@@ -91,4 +98,5 @@ def slip_void(request: StaffRequest, pk: int) -> HttpResponse:
         pk,
         lambda slip: table_slips.slip_void(slip=slip, user=request.user),
         _("Slip %(number)s is voided; it stays in the series."),
+        redirect("supervisor"),
     )
