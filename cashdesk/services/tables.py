@@ -188,6 +188,9 @@ def _close(
         raise CashDeskError("croupier_is_supervisor", _("The croupier and the pit supervisor are two people."))
     if ColourChips.objects.filter(table_id=books.table_id, returned__isnull=True).exists():
         raise CashDeskError("colour_chips_out", _("Exchange the players' colour chips back before closing the table."))
+    # Chips a slip moved at the cage but not yet in the books would be counted as the table's win or loss.
+    if session.slips.filter(issued_at__isnull=False, confirmed_at__isnull=True, voided_at__isnull=True).exists():
+        raise CashDeskError("slips_open", _("Confirm or void the table's issued fill and credit slips before closing."))
     tray = books.tray
     at = timezone.now()
     count = count_differences_post(

@@ -169,3 +169,15 @@ def test_a_fill_through_the_pit_the_desk_and_back(casino, table, session, shift,
     second.refresh_from_db()
     assert second.state == "voided"
     assert_books_balance(casino)
+
+
+def test_a_table_closes_only_with_its_issued_slips_confirmed_or_voided(
+    session, shift, cashier, supervisor, pit_supervisor
+):
+    issued = slip_issue(slip=fill(session, shift.desk, pit_supervisor), user=cashier)
+    fill(session, shift.desk, pit_supervisor)  # asked for, not issued: nothing moved yet, it does not hold the table
+    with pytest.raises(CashDeskError) as refused:
+        table_close(session=session, pieces=FLOAT, user=pit_supervisor)
+    assert refused.value.code == "slips_open"
+    slip_void(slip=slip_void_ask(slip=issued, user=cashier, reason="Not sent"), user=supervisor)
+    assert table_close(session=session, pieces=FLOAT, user=pit_supervisor).win == 0
