@@ -29,7 +29,7 @@ def test_the_desks_report_shows_count_differences_signed(shift, cashier, cashier
     services.shift_close(shift=shift, user=cashier, counted={**FLOAT, "cash": Decimal("19990.00")})
     second = services.shift_open(desk=desk, cashier=cashier2, counted={**FLOAT, "cash": Decimal("19993.00")})
     services.shift_close(shift=second, user=cashier2, counted={**FLOAT, "cash": Decimal("19993.00")})
-    day = shift.opened_at.date()
+    day = casino.gaming_day(shift.opened_at)  # the gaming day, not the UTC date: they differ after midnight
     rows = {row["kind"]: row for row in reports.per_desk(casino, day, day)}
     assert rows[TransactionKind.COUNT]["total"] == Decimal("-7.00")  # -10 then +3, not 13
     assert rows[TransactionKind.COUNT]["n"] == 2
