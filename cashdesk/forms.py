@@ -558,16 +558,13 @@ class TableLimitOrderForm(forms.Form):
 
 
 class TableSlipForm(OperationForm):
-    """A fill or a credit asked for at the table: from (or to) which cage, and the chips by denomination."""
+    """A fill or a credit asked for at the table, with the chips by denomination; the cage is the casino's."""
 
     running_total = True
 
-    def __init__(self, *args: Any, cages: Any = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["kind"] = forms.ChoiceField(label=_("Fill or credit"), choices=TableSlip.Kind.choices)
-        self.fields["cage"] = forms.ModelChoiceField(
-            label=_("Cage (desk or vault)"), queryset=cages if cages is not None else Place.objects.none()
-        )
         _chip_fields(self, required=False)
 
     def chips(self) -> dict[str, int]:

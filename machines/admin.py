@@ -16,6 +16,7 @@ from machines.models import (
     TableLimit,
     TableLimitOrder,
 )
+from machines.models.floor import cage_kinds
 from machines.services import machine_key_rotate
 
 
@@ -23,6 +24,11 @@ from machines.services import machine_key_rotate
 class CasinoAdmin(admin.ModelAdmin):
     list_display = ["name", "code", "licence_number", "ticket_validity_days", "max_ticket_amount"]
     search_fields = ["name", "code", "licence_number"]
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "table_cage":  # a desk or the vault; which casino's, `Casino.clean` checks
+            kwargs["queryset"] = Place.objects.filter(kind__in=cage_kinds()).select_related("casino")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 @admin.register(Game)

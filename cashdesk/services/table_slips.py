@@ -24,29 +24,29 @@ from cashdesk.services.ledger import post_transaction, refuse_while_counting
 from cashdesk.services.once import SLIP_REQUEST
 from cashdesk.services.posting import check_not_negative
 from cashdesk.services.tables import chip_lines, lock_table, playing, tray_counted
-from machines.models import Place
+from machines.models import Casino, Place
+from machines.models.floor import cage_kinds
 
-CAGES = (Place.Kind.DESK, Place.Kind.VAULT)
+CAGES = cage_kinds()
 
 
 def slip_request(
     *,
     session: TableSession,
     kind: str,
-    cage: Place,
     pieces: Mapping[str, int],
     user: User,
     operation_key: str | None = None,
 ) -> TableSlip:
-    """Ask for a fill (kind `to_table`) or a credit (`to_cage`) of the table's chips, numbered in the series."""
+    """Ask for a fill (kind `to_table`) or a credit (`to_cage`) of the table's chips, numbered in the series; the
+    cage is the one the casino sets for its tables (`table_cage`)."""
     chips = tray_counted(pieces)
     amount = sum(chips.values(), ZERO)
     if kind not in TableSlip.Kind.values:
         raise CashDeskError("slip_kind", _("A slip is a fill or a credit."))
     if amount <= 0:
         raise CashDeskError("invalid_count", _("Give the chips by denomination: at least one."))
-    if cage.casino_id != session.table.casino_id or cage.kind not in CAGES:
-        raise CashDeskError("not_a_cage", _("Chips come from and go back to one of the casino's desks or its vault."))
+    cage = table_cage(session.table.casino)
     with transaction.atomic():
         books = lock_table(session.table)
         return SLIP_REQUEST.once(
@@ -54,6 +54,14 @@ def slip_request(
             user=user,
             run=lambda: _request(books, session.pk, kind=kind, cage=cage, chips=chips, user=user, key=operation_key),
         )
+
+
+def table_cage(casino: Casino) -> Place:
+    """The cage of the casino's tables: the desk or the vault its settings name, the vault while none is named."""
+    cage = casino.table_cage or Place.objects.filter(casino=casino, kind=Place.Kind.VAULT).first()
+    if cage is None or cage.casino_id != casino.pk or cage.kind not in CAGES:
+        raise CashDeskError("not_a_cage", _("Chips come from and go back to one of the casino's desks or its vault."))
+    return cage
 
 
 def _request(

@@ -253,16 +253,14 @@ def colour_chips_return(request: StaffRequest, pk: int) -> HttpResponse:
 @role_required(PIT)
 def slip_request(request: StaffRequest, pk: int) -> HttpResponse:
     session = _session(request, pk)
-    cages = Place.objects.filter(casino=session.table.casino, kind__in=table_slips.CAGES).order_by("kind", "code")
     initial = {"kind": request.GET.get("kind")} if request.GET.get("kind") in TableSlip.Kind.values else {}
-    form = TableSlipForm(request.POST or None, cages=cages, initial=initial)
+    form = TableSlipForm(request.POST or None, initial=initial)
     done = _submit(
         form,
         lambda f: (
             table_slips.slip_request(
                 session=session,
                 kind=f.cleaned_data["kind"],
-                cage=f.cleaned_data["cage"],
                 pieces=f.chips(),
                 user=request.user,
                 operation_key=f.cleaned_data["operation_key"],
@@ -273,11 +271,18 @@ def slip_request(request: StaffRequest, pk: int) -> HttpResponse:
         messages.success(request, _("The slip is asked for: the cage sees it waiting."))
         return redirect("pit-session", pk=session.pk)
     intro = _(
-        "A fill brings chips from the cage to the tray, a credit takes them back; the books move when you "
-        "confirm the slip at the table."
-    )
+        "A fill brings chips from the cage (%(cage)s, as the casino sets) to the tray, a credit takes them back; "
+        "the books move when you confirm the slip at the table."
+    ) % {"cage": _cage_name(session.table.casino)}
     title = _("Fill or credit for table %(table)s") % {"table": session.table.number}
     return _form_page(request, form, title, back=_session_url(session), intro=intro)
+
+
+def _cage_name(casino: Any) -> str:
+    try:
+        return table_slips.table_cage(casino).name
+    except DomainError as error:
+        return str(error)
 
 
 @role_required(PIT)

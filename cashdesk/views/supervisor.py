@@ -3,6 +3,7 @@ from decimal import Decimal
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -12,8 +13,10 @@ from cashdesk.errors import CashDeskError
 from cashdesk.handpay_forms import HandpayVoidForm
 from cashdesk.items import ALL_ITEMS, Item
 from cashdesk.models import CHECK_CODE_TRIES, CountRequest, HoldCase, ReversalRequest, Transfer
+from cashdesk.reports import tray_count_exceptions
 from cashdesk.services.handpays import handpay_void, open_handpays
 from casino_office.money import format_money
+from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
 from tickets.desk import stuck_resolvable_from
 from tickets.models import Ticket
@@ -63,10 +66,18 @@ def supervisor_home(
             counts=selectors.counts_to_approve(casino),
             vault_slips=selectors.slips_at_vault(casino),
             slip_voids=selectors.slip_voids_to_approve(casino),
+            tray_differences=_tray_differences_today(casino),
+            table_count_tolerance=casino.table_count_tolerance,
             count_decision_form=forms.CountDecisionForm(auto_id=False),
             casino_count_limit=casino.count_approval_limit,
         )
     return render(request, "cashdesk/supervisor.html", context)
+
+
+def _tray_differences_today(casino: Casino) -> list[dict[str, object]]:
+    """Today's table openings whose tray was off its last closing by more than the casino's tolerance."""
+    today = casino.gaming_day(timezone.now())
+    return tray_count_exceptions(casino, *casino.gaming_day_bounds(today, today))
 
 
 def _done(request: StaffRequest, action: object, success: str) -> HttpResponse:

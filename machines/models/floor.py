@@ -23,6 +23,13 @@ def validate_time_zone(value: str) -> None:
         raise ValidationError(_("%(zone)r is not a known time zone") % {"zone": value}) from None
 
 
+def cage_kinds() -> tuple[str, ...]:
+    """The kinds of place that can be a cage of the gaming tables: a cash desk or the vault."""
+    from machines.models.places import PlaceKind
+
+    return (PlaceKind.DESK, PlaceKind.VAULT)
+
+
 class Casino(models.Model):
     """A licensed casino; every per-casino rule of the ticket system is a field here."""
 
@@ -163,6 +170,18 @@ class Casino(models.Model):
         verbose_name=_("table count tolerance"),
         help_text=_("A table's tray counted at its opening off its last closing by more than this is an exception."),
     )
+    # The cage of the gaming tables (issue 24): the cash desk or the vault that fills their trays and takes their
+    # credits; the vault while none is set. Which casino's place it is and its kind are checked in `clean` and by
+    # the slip's service.
+    table_cage = models.ForeignKey(
+        "machines.Place",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("cage of the gaming tables"),
+        help_text=_("The desk or the vault that fills the tables' trays and takes their credits; the vault if empty."),
+    )
     # A machine receipt above this is confirmed by a supervisor before a cashier may pay it.
     receipt_confirmation_limit = models.DecimalField(
         max_digits=12,
@@ -215,6 +234,9 @@ class Casino(models.Model):
 
     def clean(self) -> None:
         super().clean()
+        cage = self.table_cage
+        if cage is not None and (cage.casino_id != self.pk or cage.kind not in cage_kinds()):
+            raise ValidationError({"table_cage": _("The tables' cage is one of this casino's desks or its vault.")})
         if (
             self.kiosk_payout_limit is not None
             and self.identity_threshold is not None

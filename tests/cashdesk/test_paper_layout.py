@@ -496,11 +496,11 @@ def test_table_slip(paper, language):
         StaffAssignment.objects.get_or_create(user=member, casino=casino)
     session = table_open(table=table, croupier=croupier, pieces={"chip_1": 1}, user=pit)
     pieces = {item: 9 for item in CHIPS}
-    slip = slip_request(session=session, kind=TableSlip.Kind.FILL, cage=paper["desk"], pieces=pieces, user=pit)
+    casino.table_cage = paper["desk"]
+    casino.save(update_fields=["table_cage"])
+    slip = slip_request(session=session, kind=TableSlip.Kind.FILL, pieces=pieces, user=pit)
     slip = slip_confirm(slip=slip_issue(slip=slip, user=paper["cashier"]), user=pit)
-    voided = slip_request(
-        session=session, kind=TableSlip.Kind.CREDIT, cage=paper["desk"], pieces={"chip_1": 1}, user=pit
-    )
+    voided = slip_request(session=session, kind=TableSlip.Kind.CREDIT, pieces={"chip_1": 1}, user=pit)
     voided = slip_void_ask(slip=voided, user=paper["cashier"], reason="Paprašyta per klaidą, du kartus")
     voided = slip_void(slip=voided, user=make_user("pamainos-vadove-slip", "shift_supervisor"))
     with translation.override(language):

@@ -12,6 +12,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import Item
 from cashdesk.models import ShiftCount, TableBuyIn, TablePlaces, TableSession
 from cashdesk.services.tables import table_buy_in, table_close, table_open
+from machines.models import Casino
 from tests.cashdesk.test_kiosks import assert_books_balance
 from tests.cashdesk.test_table_day import FLOAT
 from tests.races import race
@@ -68,7 +69,9 @@ def test_a_buy_in_and_the_closing_at_once_never_miss_each_other(casino, table, c
 def _fill_issued(session, desk, cashier, pit_supervisor, pieces, kind="to_table"):
     from cashdesk.services.table_slips import slip_issue, slip_request
 
-    slip = slip_request(session=session, kind=kind, cage=desk, pieces=pieces, user=pit_supervisor)
+    Casino.objects.filter(pk=desk.casino_id).update(table_cage=desk)
+    session.table.casino.refresh_from_db()
+    slip = slip_request(session=session, kind=kind, pieces=pieces, user=pit_supervisor)
     return slip_issue(slip=slip, user=cashier)
 
 

@@ -86,7 +86,7 @@ def test_the_books_report_lists_trays_drop_boxes_and_the_table_results(casino, m
 
 
 def test_a_tray_off_its_last_closing_beyond_the_tolerance_is_an_exception(
-    casino, manager, table, croupier, pit_supervisor
+    casino, manager, supervisor, table, croupier, pit_supervisor
 ):
     first = _day_at(table, croupier, pit_supervisor, buy_in=("100.00", {"chip_100": 1}), closing=FLOAT)
     reopen_at = AT + dt.timedelta(hours=3)
@@ -97,6 +97,10 @@ def test_a_tray_off_its_last_closing_beyond_the_tolerance_is_an_exception(
     with time_machine.travel(reopen_at + dt.timedelta(hours=1), tick=False):
         # 26.00 short: beyond it.
         table_open(table=table, croupier=croupier, pieces={**FLOAT, "chip_25": 38, "chip_1": 99}, user=pit_supervisor)
+        # The shift supervisor sees it the same gaming day, on the supervision page.
+        seen = logged_in_client(supervisor, casino).get("/supervisor/")
+    assert [(row["where"], row["amount"]) for row in seen.context["tray_differences"]] == [("AR1", Decimal("-26.00"))]
+    assert 'id="tray-differences"' in seen.content.decode()
     assert first.win == Decimal("100.00")
 
     client = logged_in_client(manager, casino)

@@ -13,6 +13,7 @@ from cashdesk.items import Item
 from cashdesk.models import TablePlaces, TableSlip, TransactionKind
 from cashdesk.services.table_slips import slip_confirm, slip_issue, slip_request, slip_void, slip_void_ask
 from cashdesk.services.tables import table_close, table_open
+from machines.models import Casino, Place
 from tests.cashdesk.test_kiosks import assert_books_balance
 from tests.cashdesk.test_table_day import FLOAT
 
@@ -29,7 +30,10 @@ def tray(table):
 
 
 def fill(session, desk, user, pieces=None, kind=TableSlip.Kind.FILL, **kwargs):
-    return slip_request(session=session, kind=kind, cage=desk, pieces=pieces or {"chip_100": 5}, user=user, **kwargs)
+    """A slip asked for with `desk` set as the casino's cage of the tables."""
+    Casino.objects.filter(pk=desk.casino_id).update(table_cage=desk)
+    session.table.casino.refresh_from_db()
+    return slip_request(session=session, kind=kind, pieces=pieces or {"chip_100": 5}, user=user, **kwargs)
 
 
 def test_a_fill_moves_the_chips_when_the_table_confirms_it(casino, table, session, shift, cashier, pit_supervisor):
@@ -137,12 +141,14 @@ def test_a_fill_through_the_pit_the_desk_and_back(casino, table, session, shift,
 
     pit = logged_in_client(pit_supervisor, casino)
     desk = logged_in_client(cashier, casino)
+    Casino.objects.filter(pk=casino.pk).update(table_cage=shift.desk)
     form = pit.get(f"/pit/sessions/{session.pk}/slip/?kind=to_table")
     assert form.status_code == 200
+    assert "(Kasa 1, as the casino sets)" in form.content.decode()
     assert form.context["form"].initial["kind"] == "to_table"
     asked = pit.post(
         f"/pit/sessions/{session.pk}/slip/",
-        {"kind": "to_table", "cage": shift.desk.pk, "chip_100": 3, "operation_key": "f" * 32},
+        {"kind": "to_table", "chip_100": 3, "operation_key": "f" * 32},
     )
     assert asked.status_code == 302
     slip = TableSlip.objects.get()
@@ -181,3 +187,26 @@ def test_a_table_closes_only_with_its_issued_slips_confirmed_or_voided(
     assert refused.value.code == "slips_open"
     slip_void(slip=slip_void_ask(slip=issued, user=cashier, reason="Not sent"), user=supervisor)
     assert table_close(session=session, pieces=FLOAT, user=pit_supervisor).win == 0
+
+
+def test_the_casino_sets_its_tables_cage_and_the_vault_serves_until_it_does(
+    casino, table, session, vault, desk, other_casino, pit_supervisor
+):
+    from django.core.exceptions import ValidationError
+
+    from cashdesk.models import TablePlaces as Places
+
+    slip = slip_request(session=session, kind=TableSlip.Kind.FILL, pieces={"chip_100": 1}, user=pit_supervisor)
+    assert slip.cage == vault  # no cage set: the vault
+    casino.table_cage = desk
+    casino.full_clean()
+    casino.save()
+    session.table.casino.refresh_from_db()
+    slip = slip_request(session=session, kind=TableSlip.Kind.FILL, pieces={"chip_100": 1}, user=pit_supervisor)
+    assert slip.cage == desk
+    # Neither another casino's desk nor a table's own tray can be the cage.
+    for place in (Place.objects.create(casino=other_casino, code="X1", name="Kita"), Places.objects.get().tray):
+        casino.table_cage = place
+        with pytest.raises(ValidationError) as refused:
+            casino.full_clean()
+        assert "table_cage" in refused.value.message_dict
