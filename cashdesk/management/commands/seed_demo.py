@@ -56,6 +56,8 @@ MACHINES_PER_CASINO = 8
 # holds little, so that a long simulated day (manage.py simulate_floor) sees it run empty and an attendant fill it.
 KIOSKS = [("9001", Decimal("10000.00")), ("9002", Decimal("3000.00"))]
 VAULT_CASH = Decimal("200000.00")  # the vault's first count, when seed_demo finds it never counted
+# The value chips in the vault at that count (pieces), which fill the gaming tables' trays (the vault is their cage).
+VAULT_CHIPS = {Item.CHIP_100: 200, Item.CHIP_25: 400, Item.CHIP_5: 1000, Item.CHIP_1: 1000}
 DEMO_ADMIN_PASSWORD = "demo-admin-2026"
 DEMO_STAFF_PASSWORD = "demo-staff-2026"
 DEMO_STAFF = [
@@ -201,7 +203,7 @@ class Command(BaseCommand):
         supervisor = user_model.objects.get(username=demo_staff_name("shift_supervisor", casino.code))
         vault = Place.objects.get(casino=casino, code="V")
         if not ShiftCount.objects.filter(desk=vault).exists():
-            vault_count(vault=vault, user=supervisor, counted={Item.CASH: VAULT_CASH})
+            vault_count(vault=vault, user=supervisor, counted={Item.CASH: VAULT_CASH, **VAULT_CHIPS})
         for asset, amount in KIOSKS:
             machine = Machine.objects.get(casino=casino, asset_number=asset)
             if not machine.is_kiosk or Transfer.objects.filter(place=kiosk_place(machine)).exists():
