@@ -61,10 +61,11 @@ from cashdesk.models import (
     SmartCardRead,
     TablePlaces,
     TableSession,
+    TableSlip,
     TransactionKind,
     Transfer,
 )
-from cashdesk.services import tables
+from cashdesk.services import table_slips, tables
 from machines.models import Place, TableGame
 from staff.models import StaffAssignment
 from tests.factories import CasinoFactory, MachineFactory, make_person, make_user
@@ -117,6 +118,10 @@ token_counts = st.integers(1, 3000)
 transfer_pieces = st.dictionaries(st.sampled_from([*CHIPS, Item.TOKEN]), st.integers(0, 20), max_size=3)
 # A count's differences from the books, in pieces (cash: in steps of 10.05 EUR).
 count_deltas = st.dictionaries(st.sampled_from(ALL_ITEMS), st.integers(-4, 4), max_size=3)
+# A fill's or a credit's chips: mostly those the vault and the tray hold, so that most slips go through.
+slip_chips = st.dictionaries(
+    st.sampled_from(["chip_500", "chip_100", "chip_25"]), st.integers(0, 5), min_size=1, max_size=2
+)
 tray_deltas = st.dictionaries(st.sampled_from(CHIPS), st.integers(-4, 4), max_size=3)
 # A gaming table's tray when it is first counted (issue 24): value chips in pieces.
 TRAY_FLOAT = {"chip_500": 2, "chip_100": 10, "chip_25": 40, "chip_5": 60, "chip_1": 50, "chip_0_50": 20}
@@ -201,13 +206,15 @@ class CashDeskMachine(RuleBasedStateMachine):
         for member in (self.pit, self.croupier):
             StaffAssignment.objects.create(user=member, casino=self.casino)
         self.session: TableSession | None = None
-        self.session_drop = ZERO
+        self.session_drop = self.session_fills = self.session_credits = ZERO
         self.places = [self.desk, self.vault, self.tray, self.drop_box]
         # The model: what each place holds, and the counterparties a count posts to.
         self.book = {place.pk: zeros() for place in self.places}
         self.over_short = zeros()
         self.opening = zeros()
-        self.table_win = zeros()
+        self.table_win = zeros()  # what the tray's closing counts posted as the table's result
+        self.colour_win = zeros()  # what colour chips exchanged back left with the table, per item
+        self.colour_out = zeros()  # colour chips outstanding, at the value chips they were issued for
         self.counted_places: set[int] = set()
         # What the model remembers of the steps.
         self.paid: list[tuple[str, Any]] = []  # instruments paid: ("ticket", pk), ("receipt", pk), ("card", (n, c))
@@ -1123,7 +1130,7 @@ class CashDeskMachine(RuleBasedStateMachine):
         assert session is not None
         assert session.is_open
         self._apply_tray_count(session.opening_count, counted, closing=False)
-        self.session, self.session_drop = session, ZERO
+        self.session, self.session_drop, self.session_fills, self.session_credits = session, ZERO, ZERO, ZERO
 
     @precondition(lambda self: self.session is not None)
     @rule(chips=chip_counts, identified=st.booleans(), twice=st.booleans())
@@ -1165,10 +1172,115 @@ class CashDeskMachine(RuleBasedStateMachine):
         )
         assert closed is not None
         self._apply_tray_count(closed.closing_count, counted, closing=True)
-        # No fills or credits here: the win is the tray's change and the drop.
-        assert (closed.fills, closed.credits, closed.drop) == (ZERO, ZERO, self.session_drop)
-        assert closed.win == sum(counted.values(), ZERO) - closed.opening + self.session_drop
+        assert (closed.fills, closed.credits, closed.drop) == (
+            self.session_fills,
+            self.session_credits,
+            self.session_drop,
+        )
+        closing = sum(counted.values(), ZERO)
+        assert closed.win == closing - closed.opening + self.session_credits - self.session_fills + self.session_drop
         self.session = None
+
+    def _short(self, place: Place, out: dict[str, Decimal]) -> bool:
+        return any(self.book[place.pk][item] < amount for item, amount in out.items())
+
+    @precondition(lambda self: self.session is not None)
+    @rule(fill=st.booleans(), chips=slip_chips, twice=st.booleans())
+    def table_slip(self, fill: bool, chips: dict[str, int], twice: bool) -> None:
+        """A fill from the vault (the casino's cage of the tables) or a credit to it: asked for at the table,
+        issued at the vault by the shift supervisor, confirmed at the table; a slip the vault cannot issue is
+        voided by two people, so the table can close."""
+        moved = {item: DENOMINATIONS[item] * count for item, count in chips.items() if count}
+        value = sum(moved.values(), ZERO)
+        kind = TableSlip.Kind.FILL if fill else TableSlip.Kind.CREDIT
+        expected = "invalid_count" if not value else None
+        if expected is None and not fill and self._short(self.tray, moved):
+            expected = "insufficient_stock"
+        session, pit, supervisor = self.session, self.pit, self.supervisor
+        assert session is not None
+        slip = self._desk_step(
+            expected,
+            lambda key: table_slips.slip_request(session=session, kind=kind, pieces=chips, user=pit, operation_key=key),
+            twice=twice,
+        )
+        if slip is None:
+            return
+        assert (slip.cage_id, slip.amount) == (self.vault.pk, value)
+        short = fill and self._short(self.vault, moved)
+        issued = self._attempt(
+            "insufficient_stock" if short else None, lambda: table_slips.slip_issue(slip=slip, user=supervisor)
+        )
+        if issued is None:
+            asked = table_slips.slip_void_ask(slip=slip, user=pit, reason="The vault is short")
+            assert table_slips.slip_void(slip=asked, user=supervisor).state == "voided"
+            return
+        done = self._attempt(None, lambda: table_slips.slip_confirm(slip=issued, user=pit))
+        assert done.transaction.kind == (TransactionKind.TABLE_FILL if fill else TransactionKind.TABLE_CREDIT)
+        sign = 1 if fill else -1
+        self._moved(self.tray, {item: sign * amount for item, amount in moved.items()})
+        self._moved(self.vault, {item: -sign * amount for item, amount in moved.items()})
+        if fill:
+            self.session_fills += value
+        else:
+            self.session_credits += value
+
+    @precondition(lambda self: self.session is not None)
+    @rule(
+        chip=st.sampled_from(CHIPS),
+        pieces=st.integers(1, 3),
+        learning=st.booleans(),
+        kept=st.integers(0, 99),
+        twice=st.booleans(),
+    )
+    def colour_chips(self, chip: str, pieces: int, learning: bool, kept: int, twice: bool) -> None:
+        """Colour chips issued for value chips into the tray, then exchanged back at the table for value chips out
+        of it: the player kept `kept` per cent of them; learning chips are rounded up to whole euros."""
+        handed = DENOMINATIONS[chip] * pieces
+        value = Decimal("0.01") if learning else DENOMINATIONS[chip]  # learning chips, or one a value chip
+        session, pit = self.session, self.pit
+        assert session is not None
+        issued = self._desk_step(
+            None,
+            lambda key: tables.colour_chips_issue(
+                session=session, colour="red", value=value, pieces={chip: pieces}, seat=2, user=pit, operation_key=key
+            ),
+            twice=twice,
+        )
+        self._moved(self.tray, {chip: handed})
+        self.colour_out[chip] -= handed
+        returned = int(issued.issued * kept / 100)
+        due = tables.colour_chips_due(issued, returned)
+        paid = self._change(due)
+        expected = "insufficient_stock" if self._short(self.tray, paid) else None
+        back = self._attempt(
+            expected,
+            lambda: tables.colour_chips_return(
+                chips=issued,
+                returned=returned,
+                pieces={item: int(amount / DENOMINATIONS[item]) for item, amount in paid.items()},
+                user=pit,
+            ),
+        )
+        if back is None:  # the tray cannot make the change: the player lost them all after all
+            back = tables.colour_chips_return(chips=issued, returned=0, pieces={}, user=pit)
+            paid = {}
+        assert back.paid == sum(paid.values(), ZERO)
+        self._moved(self.tray, {item: -amount for item, amount in paid.items()})
+        self.colour_out[chip] += handed
+        self.colour_win[chip] -= handed
+        for item, amount in paid.items():
+            self.colour_win[item] += amount
+
+    def _change(self, due: Decimal) -> dict[str, Decimal]:
+        """Value chips worth `due`, the largest first (0.50 chips for what whole euros leave)."""
+        paid: dict[str, Decimal] = {}
+        for item in sorted(CHIPS, key=lambda item: -DENOMINATIONS[item]):
+            pieces = int(due // DENOMINATIONS[item])
+            if pieces:
+                paid[item] = DENOMINATIONS[item] * pieces
+                due -= paid[item]
+        assert due == 0
+        return paid
 
     # --- invariants ------------------------------------------------------------------------
 
@@ -1201,7 +1313,10 @@ class CashDeskMachine(RuleBasedStateMachine):
         parties = counterparty_balances(self.casino)
         assert parties[Counterparty.OVER_SHORT] == self.over_short
         assert parties[Counterparty.OPENING] == self.opening
-        assert parties[Counterparty.TABLE_WIN] == self.table_win
+        assert parties[Counterparty.TABLE_WIN] == {
+            item: self.table_win[item] + self.colour_win[item] for item in ALL_ITEMS
+        }
+        assert parties[Counterparty.COLOUR_CHIPS] == self.colour_out
         if self.shift is not None:
             assert services.shift_balances(self.shift) == self.book[self.desk.pk]
 
