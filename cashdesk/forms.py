@@ -404,11 +404,11 @@ class PeriodForm(forms.Form):
     end = forms.DateField(label=_("To"), widget=DayInput())
 
 
-def _chip_fields(form: forms.Form, *, required: bool) -> None:
+def _chip_fields(form: forms.Form, *, required: bool, prefix: str = "", label: str = "%(item)s (pieces)") -> None:
     """A field per value chip, in pieces, with its value for the page's running total."""
     for item in CHIPS:
-        form.fields[item] = AsciiIntegerField(
-            label=_("%(item)s (pieces)") % {"item": Item(item).label},
+        form.fields[prefix + item] = AsciiIntegerField(
+            label=label % {"item": Item(item).label},
             min_value=0,
             max_value=1_000_000,
             initial=0,
@@ -457,6 +457,24 @@ class TableBuyInForm(PersonFieldsForm):
 
     def chips(self) -> dict[str, int]:
         return {item: self.cleaned_data.get(item) or 0 for item in CHIPS if self.cleaned_data.get(item)}
+
+
+class TableExchangeForm(OperationForm):
+    """Value chips exchanged for others at a table: the seat, the chips handed in, the chips given for them."""
+
+    HANDED, GIVEN = "in_", "out_"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["seat"] = forms.TypedChoiceField(
+            label=_("Seat"), choices=[(seat, seat) for seat in range(1, SEATS + 1)], coerce=int
+        )
+        _chip_fields(self, required=False, prefix=self.HANDED, label=_("Handed in: %(item)s (pieces)"))
+        _chip_fields(self, required=False, prefix=self.GIVEN, label=_("Given: %(item)s (pieces)"))
+
+    def chips(self, prefix: str) -> dict[str, int]:
+        counts = {item: self.cleaned_data.get(prefix + item) or 0 for item in CHIPS}
+        return {item: count for item, count in counts.items() if count}
 
 
 class ColourChipsForm(OperationForm):

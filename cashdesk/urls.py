@@ -41,6 +41,7 @@ urlpatterns = [
     path("pit/limits/", pit.table_limits, name="pit-limits"),
     path("pit/sessions/<int:pk>/", pit.table_session, name="pit-session"),
     path("pit/sessions/<int:pk>/buy-in/", pit.table_buy_in, name="pit-buy-in"),
+    path("pit/sessions/<int:pk>/exchange/", pit.table_exchange, name="pit-exchange"),
     path("pit/sessions/<int:pk>/close/", pit.table_close, name="pit-table-close"),
     path("pit/sessions/<int:pk>/colour/", pit.colour_chips_issue, name="pit-colour-chips"),
     path("pit/colour/<int:pk>/back/", pit.colour_chips_return, name="pit-colour-back"),

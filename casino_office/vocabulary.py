@@ -154,6 +154,9 @@ KINDS: tuple[Kind, ...] = (
     # Colour chips at a roulette table: value chips into the tray against colour chips out, and back (the
     # difference then is the table's win or loss on them). No cash moves.
     Kind("table_colour", _("Colour chips at a table"), counterparty="colour_chips"),
+    # Value chips for value chips of other denominations at a table (a buy-in with chips, not cash): the tray's
+    # denominations change, its value does not; no cash, no drop, no register.
+    Kind("table_exchange", _("Chips exchanged at a gaming table"), counterparty="players"),
     # Chips from the cage (a desk or the vault) to a table's tray, and back, on a slip two people signed.
     Kind("table_fill", _("Fill of a table's tray")),
     Kind("table_credit", _("Credit from a table's tray")),

@@ -61,6 +61,7 @@ TODAY_COUNTERPARTIES = {
     "table_result": "table_win",
     "table_buy_in": "players",
     "table_colour": "colour_chips",
+    "table_exchange": "players",
 }
 TODAY_KINDS = [
     "ticket_payout",
@@ -82,6 +83,7 @@ TODAY_KINDS = [
     "table_result",
     "table_buy_in",
     "table_colour",
+    "table_exchange",
     "table_fill",
     "table_credit",
 ]

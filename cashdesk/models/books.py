@@ -41,6 +41,7 @@ class TransactionKind(models.TextChoices):
     TABLE_RESULT = "table_result", _("Table result")
     TABLE_BUY_IN = "table_buy_in", _("Chips bought at a gaming table")
     TABLE_COLOUR = "table_colour", _("Colour chips at a table")
+    TABLE_EXCHANGE = "table_exchange", _("Chips exchanged at a gaming table")
     TABLE_FILL = "table_fill", _("Fill of a table's tray")
     TABLE_CREDIT = "table_credit", _("Credit from a table's tray")
 

@@ -19,6 +19,7 @@ from cashdesk.books import ZERO, place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.items import CHIPS, DENOMINATIONS, Item
 from cashdesk.models import (
+    CashTransaction,
     ColourChips,
     Counterparty,
     Leg,
@@ -320,6 +321,73 @@ def _buy_in(
         operation_key=key,
     )
     return TableBuyIn.objects.create(session=session, transaction=posting, seat=seat)
+
+
+def table_exchange(
+    *,
+    session: TableSession,
+    handed: Mapping[str, int],
+    given: Mapping[str, int],
+    seat: int,
+    user: User,
+    operation_key: str | None = None,
+) -> CashTransaction:
+    """Value chips for value chips of other denominations at an open table (a buy-in with chips, not cash): the
+    chips handed in go into the tray, those given come out of it, worth the same. It moves no value: no cash, no
+    drop, no register, and the table's result is what it was."""
+    chips_in, chips_out = tray_counted(handed), tray_counted(given)
+    value = sum(chips_in.values(), ZERO)
+    if value <= 0:
+        raise CashDeskError("invalid_count", _("Give the chips handed in by denomination: at least one."))
+    if sum(chips_out.values(), ZERO) != value:
+        raise CashDeskError(
+            "chips_not_equal",
+            _("The chips given must be worth the chips handed in: %(value)s.") % {"value": format_money(value)},
+        )
+    _check_seat(seat)
+    with transaction.atomic():
+        books = lock_table(session.table)
+        return DESK_TRANSACTION.once(
+            operation_key,
+            user=user,
+            run=lambda: _exchange(books, session.pk, chips_in, chips_out, value, seat, user, operation_key),
+        )
+
+
+def _exchange(
+    books: TablePlaces,
+    session_id: int,
+    chips_in: dict[str, Decimal],
+    chips_out: dict[str, Decimal],
+    value: Decimal,
+    seat: int,
+    user: User,
+    key: str | None,
+) -> CashTransaction:
+    playing(session_id)
+    lines = [*chip_lines(chips_in, +1), *chip_lines(chips_out, -1)]
+    return post_transaction(
+        shift=None,
+        desk=books.tray,
+        kind=TransactionKind.TABLE_EXCHANGE,
+        amount=value,
+        lines=[],
+        legs=[*((books.tray, line) for line in lines), *((Counterparty.PLAYERS, line.negated()) for line in lines)],
+        user=user,
+        note=_("Table %(table)s, seat %(seat)s") % {"table": books.table.number, "seat": seat},
+        operation_key=key,
+    )
+
+
+def table_exchanges(session: TableSession) -> list[CashTransaction]:
+    """The chip exchanges recorded at a table while the session was open."""
+    tray = TablePlaces.objects.get(table_id=session.table_id).tray_id
+    moves = CashTransaction.objects.filter(
+        kind=TransactionKind.TABLE_EXCHANGE, desk_id=tray, created_at__gte=session.opened_at
+    )
+    if session.closed_at is not None:
+        moves = moves.filter(created_at__lte=session.closed_at)
+    return list(moves.order_by("created_at", "pk"))
 
 
 def _colour_value(value: Decimal) -> Decimal:

@@ -28,6 +28,7 @@ from cashdesk.forms import (
     OperationForm,
     SlipVoidForm,
     TableBuyInForm,
+    TableExchangeForm,
     TableLimitOrderForm,
     TableSlipForm,
     TrayCountForm,
@@ -196,6 +197,35 @@ def table_buy_in(request: StaffRequest, pk: int) -> HttpResponse:
 
 
 @role_required(PIT)
+def table_exchange(request: StaffRequest, pk: int) -> HttpResponse:
+    session = _session(request, pk)
+    form = TableExchangeForm(request.POST or None)
+    done = _submit(
+        form,
+        lambda f: (
+            tables.table_exchange(
+                session=session,
+                handed=f.chips(f.HANDED),
+                given=f.chips(f.GIVEN),
+                seat=f.cleaned_data["seat"],
+                user=request.user,
+                operation_key=f.cleaned_data["operation_key"],
+            )
+            and session
+        ),
+    )
+    if done is not None:
+        messages.success(request, _("The chips are exchanged."))
+        return redirect("pit-session", pk=session.pk)
+    intro = _(
+        "Value chips for value chips of other denominations, worth the same: the tray's value does not change, and "
+        "no cash, drop or register entry comes of it."
+    )
+    title = _("Chips exchanged at table %(table)s") % {"table": session.table.number}
+    return _form_page(request, form, title, back=_session_url(session), intro=intro)
+
+
+@role_required(PIT)
 def colour_chips_issue(request: StaffRequest, pk: int) -> HttpResponse:
     session = _session(request, pk)
     form = ColourChipsForm(request.POST or None)
@@ -291,7 +321,14 @@ def table_session(request: StaffRequest, pk: int) -> HttpResponse:
     buy_ins = session.buy_ins.select_related("transaction").order_by("transaction__created_at")
     colours = session.colour_chips.order_by("pk")
     slips = session.slips.select_related("cage", "issued_by").order_by("number")
-    context = {"session": session, "buy_ins": buy_ins, "colours": colours, "slips": slips, "void_form": SlipVoidForm()}
+    context = {
+        "session": session,
+        "buy_ins": buy_ins,
+        "exchanges": tables.table_exchanges(session),
+        "colours": colours,
+        "slips": slips,
+        "void_form": SlipVoidForm(),
+    }
     return render(request, "cashdesk/pit_session.html", context)
 
 

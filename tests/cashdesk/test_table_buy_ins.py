@@ -167,3 +167,66 @@ def test_the_table_s_day_reconciles_to_the_cent(casino, table, session, pit_supe
     assert -sum(results.values(), Decimal("0")) == closed.win
     assert place_balances(books_of(table).drop_box)[Item.CASH] == closed.drop
     assert_books_balance(casino)
+
+
+def test_a_buy_in_with_chips_is_an_exchange_that_moves_no_value(casino, table, session, pit_supervisor):
+    """A 500 chip for five 100s at the table: the tray's denominations change, its value does not; no cash, no drop,
+    no register entry, and the table's result is what it would have been."""
+    from cashdesk.services.tables import table_exchange, table_exchanges
+
+    books = books_of(table)
+    before = place_balances(books.tray)
+    with time_machine.travel(AT, tick=False):
+        move = table_exchange(
+            session=session, handed={"chip_500": 1}, given={"chip_100": 5}, seat=4, user=pit_supervisor
+        )
+    assert (move.kind, move.amount, move.person_id) == (TransactionKind.TABLE_EXCHANGE, Decimal("500.00"), None)
+    after = place_balances(books.tray)
+    assert after[Item.CHIP_500] - before[Item.CHIP_500] == Decimal("500.00")
+    assert after[Item.CHIP_100] - before[Item.CHIP_100] == Decimal("-500.00")
+    assert sum(after.values()) == sum(before.values())
+    assert place_balances(books.drop_box)[Item.CASH] == 0
+    assert not RegisterEntry.objects.exists()
+    assert table_exchanges(session) == [move]
+    # Closing on the books' own count: the table won nothing, dropped nothing.
+    closed = table_close(
+        session=session, pieces={**FLOAT, "chip_500": FLOAT.get("chip_500", 0) + 1, "chip_100": 5}, user=pit_supervisor
+    )
+    assert (closed.drop, closed.win) == (Decimal("0.00"), Decimal("0.00"))
+    assert_books_balance(casino)
+
+
+@pytest.mark.parametrize(
+    ("handed", "given", "code"),
+    [
+        ({"chip_500": 1}, {"chip_100": 4}, "chips_not_equal"),
+        ({}, {}, "invalid_count"),
+        ({"chip_100": 1}, {"chip_500": 1}, "chips_not_equal"),
+        ({"chip_5": 200}, {"chip_500": 2}, "insufficient_stock"),  # the tray holds no 500s
+        ({"cash": 5}, {"chip_5": 1}, "not_a_chip"),
+    ],
+)
+def test_a_bad_exchange_is_refused_and_changes_nothing(table, session, pit_supervisor, handed, given, code):
+    from cashdesk.services.tables import table_exchange
+
+    before = place_balances(books_of(table).tray)
+    with pytest.raises(CashDeskError) as refused:
+        table_exchange(session=session, handed=handed, given=given, seat=1, user=pit_supervisor)
+    assert refused.value.code == code
+    assert place_balances(books_of(table).tray) == before
+    assert not CashTransaction.objects.filter(kind=TransactionKind.TABLE_EXCHANGE).exists()
+
+
+def test_the_exchange_page_sends_its_form_once(casino, table, session, pit_supervisor):
+    from tests.cashdesk.conftest import logged_in_client
+
+    pit = logged_in_client(pit_supervisor, casino)
+    form = {"seat": 2, "in_chip_25": 4, "out_chip_5": 20, "operation_key": "e" * 32}
+    for _ in range(2):
+        assert pit.post(f"/pit/sessions/{session.pk}/exchange/", form).status_code == 302
+    assert CashTransaction.objects.filter(kind=TransactionKind.TABLE_EXCHANGE).count() == 1
+    page = pit.get(f"/pit/sessions/{session.pk}/").content.decode()
+    assert 'id="exchanges"' in page
+    refused = pit.post(f"/pit/sessions/{session.pk}/exchange/", {**form, "out_chip_5": 19, "operation_key": "f" * 32})
+    assert refused.status_code == 200
+    assert "must be worth the chips handed in" in refused.content.decode()

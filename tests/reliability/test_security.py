@@ -65,6 +65,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "pit-table-open": ("GET", {"pit_supervisor", "shift_supervisor"}),  # a table of the staff's casino (404 otherwise)
     "pit-session": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-buy-in": ("GET", {"pit_supervisor", "shift_supervisor"}),
+    "pit-exchange": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-table-close": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-colour-chips": ("GET", {"pit_supervisor", "shift_supervisor"}),
     "pit-limits": ("GET", {"manager"}),
