@@ -404,11 +404,11 @@ class PeriodForm(forms.Form):
     end = forms.DateField(label=_("To"), widget=DayInput())
 
 
-def _chip_fields(form: forms.Form, *, required: bool, prefix: str = "", label: str = "%(item)s (pieces)") -> None:
+def _chip_fields(form: forms.Form, *, required: bool, prefix: str = "", label: str | None = None) -> None:
     """A field per value chip, in pieces, with its value for the page's running total."""
     for item in CHIPS:
         form.fields[prefix + item] = AsciiIntegerField(
-            label=label % {"item": Item(item).label},
+            label=(label or _("%(item)s (pieces)")) % {"item": Item(item).label},
             min_value=0,
             max_value=1_000_000,
             initial=0,

@@ -154,6 +154,16 @@ def test_pit_supervisor_screens(workstation):
     with page.expect_navigation():
         page.click("main button[type=submit]")
     assert "/buy-in/" not in page.url
+    # A 25 chip changed for five 5s: the tray's value stays.
+    with page.expect_navigation():
+        page.click("main a[href$='/exchange/']")
+    page.select_option("#id_seat", "3")
+    page.fill("#id_in_chip_25", "1")
+    page.fill("#id_out_chip_5", "5")
+    pit.look("chips-exchange")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    assert page.locator("#exchanges").is_visible()
     # Learning chips for 1 EUR of value chips; two come back for a 1 EUR chip, in the player's favour.
     with page.expect_navigation():
         page.click("main a[href$='/colour/']")
@@ -161,6 +171,7 @@ def test_pit_supervisor_screens(workstation):
     page.select_option("#id_value", "0.01")
     page.select_option("#id_seat", "5")
     page.fill("#id_chip_5", "1")
+    pit.look("colour-chips")
     with page.expect_navigation():
         page.click("main button[type=submit]")
     with page.expect_navigation():
