@@ -469,8 +469,8 @@ class TableExchangeForm(OperationForm):
         self.fields["seat"] = forms.TypedChoiceField(
             label=_("Seat"), choices=[(seat, seat) for seat in range(1, SEATS + 1)], coerce=int
         )
-        _chip_fields(self, required=False, prefix=self.HANDED, label=_("Handed in: %(item)s (pieces)"))
-        _chip_fields(self, required=False, prefix=self.GIVEN, label=_("Given: %(item)s (pieces)"))
+        _chip_fields(self, required=False, prefix=self.HANDED, label=str(_("Handed in: %(item)s (pieces)")))
+        _chip_fields(self, required=False, prefix=self.GIVEN, label=str(_("Given: %(item)s (pieces)")))
 
     def chips(self, prefix: str) -> dict[str, int]:
         counts = {item: self.cleaned_data.get(prefix + item) or 0 for item in CHIPS}

@@ -200,20 +200,19 @@ def table_buy_in(request: StaffRequest, pk: int) -> HttpResponse:
 def table_exchange(request: StaffRequest, pk: int) -> HttpResponse:
     session = _session(request, pk)
     form = TableExchangeForm(request.POST or None)
-    done = _submit(
-        form,
-        lambda f: (
-            tables.table_exchange(
-                session=session,
-                handed=f.chips(f.HANDED),
-                given=f.chips(f.GIVEN),
-                seat=f.cleaned_data["seat"],
-                user=request.user,
-                operation_key=f.cleaned_data["operation_key"],
-            )
-            and session
-        ),
-    )
+
+    def exchange(f: TableExchangeForm) -> TableSession:
+        tables.table_exchange(
+            session=session,
+            handed=f.chips(f.HANDED),
+            given=f.chips(f.GIVEN),
+            seat=f.cleaned_data["seat"],
+            user=request.user,
+            operation_key=f.cleaned_data["operation_key"],
+        )
+        return session
+
+    done = _submit(form, exchange)
     if done is not None:
         messages.success(request, _("The chips are exchanged."))
         return redirect("pit-session", pk=session.pk)

@@ -57,7 +57,7 @@ MACHINES_PER_CASINO = 8
 KIOSKS = [("9001", Decimal("10000.00")), ("9002", Decimal("3000.00"))]
 VAULT_CASH = Decimal("200000.00")  # the vault's first count, when seed_demo finds it never counted
 # The value chips in the vault at that count (pieces), which fill the gaming tables' trays (the vault is their cage).
-VAULT_CHIPS = {Item.CHIP_100: 200, Item.CHIP_25: 400, Item.CHIP_5: 1000, Item.CHIP_1: 1000}
+VAULT_CHIPS: dict[str, Decimal | int] = {Item.CHIP_100: 200, Item.CHIP_25: 400, Item.CHIP_5: 1000, Item.CHIP_1: 1000}
 DEMO_ADMIN_PASSWORD = "demo-admin-2026"
 DEMO_STAFF_PASSWORD = "demo-staff-2026"
 DEMO_STAFF = [
