@@ -13,7 +13,7 @@ TEST_ENV := SECRET_KEY=test-only-secret-key-not-for-production DATABASE_URL=$(TE
 	REGISTER_CHAIN_KEYS=test-only-register-chain-key-not-for-production
 DEMO_ENV := CASINO_DEMO=1 DEBUG=1
 
-.PHONY: install run simulate migrate demo worker lint typecheck test test-fast pytest check-deploy services system-packages clean
+.PHONY: install run simulate migrate demo worker lint typecheck test test-fast pytest suite check-deploy services system-packages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -60,9 +60,15 @@ pytest: install
 test-fast: install
 	$(TEST_ENV) $(BIN)/pytest -n auto -m "not slow" $(PYTEST_ARGS)
 
+# Every test, as CI runs them: those not marked slow spread over the cores (as test-fast), then the slow ones one
+# at a time (they start servers, browsers and databases of their own; the browser tests share one database).
+suite: install
+	$(TEST_ENV) $(BIN)/pytest -n auto -m "not slow" $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/pytest -m slow $(PYTEST_ARGS)
+
 # The whole suite: lint, types, and every test on PostgreSQL. The Debian packages the tests need beyond
 # Python (Chromium, gettext, nginx, openssl) are checked first and installed if missing, in one line.
-test: system-packages lint typecheck pytest
+test: system-packages lint typecheck suite
 
 system-packages:
 	@bash scripts/system-packages
