@@ -60,11 +60,11 @@ pytest: install
 test-fast: install
 	$(TEST_ENV) $(BIN)/pytest -n auto -m "not slow" $(PYTEST_ARGS)
 
-# Every test, as CI runs them: those not marked slow spread over the cores (as test-fast), then the slow ones one
-# at a time (they start servers, browsers and databases of their own; the browser tests share one database).
+# Every test, as CI runs them: spread over the cores (each xdist worker on a database of its own), then the tests
+# marked `alone` one at a time: they start servers, browsers, workers or clusters of their own (tests/conftest.py).
 suite: install
-	$(TEST_ENV) $(BIN)/pytest -n auto -m "not slow" $(PYTEST_ARGS)
-	$(TEST_ENV) $(BIN)/pytest -m slow $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/pytest -n auto -m "not alone" $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/pytest -m alone $(PYTEST_ARGS)
 
 # The whole suite: lint, types, and every test on PostgreSQL. The Debian packages the tests need beyond
 # Python (Chromium, gettext, nginx, openssl) are checked first and installed if missing, in one line.

@@ -135,11 +135,29 @@ def pytest_configure(config: pytest.Config) -> None:
 SLOW_FOLDERS = [Path(__file__).parent / "browser", Path(__file__).parent / "ops"]
 
 
+# Of the slow tests, those that run alone, after all the others (`make test`'s second phase): they start servers,
+# browsers, Celery workers or database clusters of their own, use the one Redis, or write files other tests read.
+# Every other slow test (migrations back and forth, the race storm, the state machine, fuzzing in-process) works on
+# its xdist worker's own database and runs on every core with the rest.
+ALONE_MODULES = {
+    "test_database_restart.py",  # a throwaway cluster, restarted
+    "test_simulate_floor.py",  # gunicorn and the simulator
+    "test_log_secrets.py",  # gunicorn, Celery and their logs
+    "test_worker_death.py",  # a Celery worker on Redis, killed
+    "test_celery_worker.py",  # a Celery worker on Redis
+    "test_settings.py",  # manage.py in subprocesses
+    "test_i18n.py",  # gettext writing catalogs
+}
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.path.is_relative_to(folder) for folder in SLOW_FOLDERS):
             item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.alone)
+        elif item.path.name in ALONE_MODULES and item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.alone)
 
 
 @pytest.fixture(autouse=True)
