@@ -60,10 +60,12 @@ pytest: install
 test-fast: install
 	$(TEST_ENV) $(BIN)/pytest -n auto -m "not slow" $(PYTEST_ARGS)
 
-# Every test, as CI runs them: spread over the cores (each xdist worker on a database of its own), then the tests
-# marked `alone` one at a time: they start servers, browsers, workers or clusters of their own (tests/conftest.py).
+# Every test, as CI runs them: spread over the cores (each xdist worker on a database of its own; an idle worker
+# takes tests queued for the other, so one long migration test at the end does not leave a core waiting), then the
+# tests marked `alone` one at a time: they start servers, browsers, workers or clusters of their own
+# (tests/conftest.py).
 suite: install
-	$(TEST_ENV) $(BIN)/pytest -n auto -m "not alone" $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/pytest -n auto --dist worksteal -m "not alone" $(PYTEST_ARGS)
 	$(TEST_ENV) $(BIN)/pytest -m alone $(PYTEST_ARGS)
 
 # The whole suite: lint, types, and every test on PostgreSQL. The Debian packages the tests need beyond
