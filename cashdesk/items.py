@@ -34,5 +34,9 @@ CHIPS: list[str] = [Item.CHIP_500, Item.CHIP_100, Item.CHIP_25, Item.CHIP_5, Ite
 ALL_ITEMS: list[str] = [Item.CASH, *CHIPS, Item.TOKEN]
 
 
+# The euro notes a slot machine's note acceptor takes and a count room counts, by value.
+NOTES: tuple[Decimal, ...] = tuple(Decimal(value) for value in ("500", "200", "100", "50", "20", "10", "5"))
+
+
 def item_value(item: str, count: int) -> Decimal:
     return DENOMINATIONS[item] * count

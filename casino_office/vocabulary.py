@@ -160,6 +160,11 @@ KINDS: tuple[Kind, ...] = (
     # Chips from the cage (a desk or the vault) to a table's tray, and back, on a slip two people signed.
     Kind("table_fill", _("Fill of a table's tray")),
     Kind("table_credit", _("Credit from a table's tray")),
+    # Issue 25, the count room: the notes a slot machine took in, into its drop box when the drop team removes it
+    # (by its meters, against the slot machines' results), and a drop box's count into the vault (the difference
+    # from what the box held in the books to over/short).
+    Kind("machine_drop", _("Notes in a slot machine's drop box"), counterparty="slot_win"),
+    Kind("box_count", _("Drop box counted into the vault")),
 )
 
 

@@ -36,6 +36,9 @@ class StaffAssignment(models.Model):
             ("view_change_log", "See who changed the configuration, when, before and after (manager, compliance)"),
             ("work_pit", "Work the gaming tables of a casino from the pit (pit supervisor, shift supervisor)"),
             ("record_table_limits", "Record the general director's orders of table limits (manager)"),
+            ("drop_boxes", "Remove drop boxes on the drop run (floor attendant, security officer)"),
+            ("count_boxes", "Count drop boxes in the count room (counter, count supervisor)"),
+            ("approve_count", "Approve a count of drop boxes into the vault (count supervisor)"),
         ]
 
     def __str__(self) -> str:

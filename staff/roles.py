@@ -8,7 +8,13 @@ from django.contrib.auth.models import Group, Permission
 
 ROLES: dict[str, list[str]] = {
     "cashier": ["staff.operate_desk"],
-    "floor_attendant": ["staff.record_receipt"],
+    "floor_attendant": ["staff.record_receipt", "staff.drop_boxes"],
+    # The drop team's second person (issue 25): walks the drop run with the floor attendant.
+    "security_officer": ["staff.drop_boxes"],
+    # The count team (issue 25): counters count each box blind to each other; the count supervisor approves the
+    # count into the vault and may count, but never approves a count of a box they counted.
+    "counter": ["staff.count_boxes"],
+    "count_supervisor": ["staff.count_boxes", "staff.approve_count", "staff.view_reports"],
     # Works one casino's tables from the pit's touch terminal: names the croupiers, counts trays with them, asks
     # for fills and credits and records buy-ins (issue 24). A shift supervisor may act as one.
     "pit_supervisor": ["staff.work_pit"],
@@ -44,7 +50,7 @@ ROLES: dict[str, list[str]] = {
 # Roles that approve money or read personal data log in with a second factor (TOTP) as well as the
 # password; cashiers and floor attendants work on terminals of the closed floor network and use the
 # password only. Django staff accounts (the admin) need the second factor too (staff.login).
-SECOND_FACTOR_ROLES = frozenset({"shift_supervisor", "compliance_officer", "manager"})
+SECOND_FACTOR_ROLES = frozenset({"shift_supervisor", "compliance_officer", "manager", "count_supervisor"})
 # What those roles may do that a cashier may not: whoever holds any of it, by a role or given directly on the
 # user's own page, needs the second factor too.
 SECOND_FACTOR_PERMISSIONS = frozenset(perm for role in SECOND_FACTOR_ROLES for perm in ROLES[role]) - frozenset(

@@ -62,6 +62,7 @@ TODAY_COUNTERPARTIES = {
     "table_buy_in": "players",
     "table_colour": "colour_chips",
     "table_exchange": "players",
+    "machine_drop": "slot_win",
 }
 TODAY_KINDS = [
     "ticket_payout",
@@ -86,6 +87,8 @@ TODAY_KINDS = [
     "table_exchange",
     "table_fill",
     "table_credit",
+    "machine_drop",
+    "box_count",
 ]
 
 # Kinds invented for the test, with every property set (one paying out, one taking in), so each must show up

@@ -362,3 +362,16 @@ def ticket_settle_stuck(
         },
     )
     return ticket
+
+
+def tickets_collected(*, tickets: list[Ticket], user: User, box: str, at: dt.datetime | None = None) -> None:
+    """Redeemed tickets taken out of a machine's drop box at an approved count (issue 25): each gets its one
+    `collected` event (the database refuses a second) and stays redeemed. Lock them in id order: two counts of
+    boxes holding the same ticket take turns."""
+    at = at or timezone.now()
+    for ticket in Ticket.objects.select_for_update().filter(pk__in=[t.pk for t in tickets]).order_by("pk"):
+        if ticket.state != TicketState.REDEEMED:
+            raise TicketRefused("invalid_state", _("Only a redeemed ticket is collected from a drop box."), ticket)
+        record_ticket_event(
+            ticket, TicketEventKind.COLLECTED, at=at, from_state=ticket.state, user=user, details={"box": box}
+        )

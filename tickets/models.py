@@ -293,6 +293,7 @@ class TicketEventKind(models.TextChoices):
     REPRINTED = "reprinted", _("Desk voucher reprinted as a copy by a supervisor")
     VOUCHER_PRINTED = "voucher_printed", _("Desk voucher printed by its seller")
     REPORTED_OFFLINE = "reported_offline", _("Printed offline, reported by the machine")
+    COLLECTED = "collected", _("Found in a drop box at the count")
 
 
 # Kinds written by the system's own jobs, which have no machine or user.
@@ -372,6 +373,12 @@ class TicketEvent(Chained):
                 name="ticketevent_has_actor",
             ),
             chain_link_unique("ticketevent"),
+            # A redeemed ticket is taken out of a machine's drop box once (issue 25).
+            models.UniqueConstraint(
+                fields=["ticket"],
+                condition=Q(kind=TicketEventKind.COLLECTED),
+                name="ticketevent_one_collection_per_ticket",
+            ),
         ]
 
     def __str__(self) -> str:

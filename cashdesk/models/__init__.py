@@ -1,6 +1,7 @@
 """The cash desk's models, by topic."""
 
 from cashdesk.models.books import CashTransaction, Counterparty, Leg, TransactionKind
+from cashdesk.models.count_room import BoxTally, DifferenceReason, DroppedBox, DropRun
 from cashdesk.models.counts import CountRequest
 from cashdesk.models.desks import Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.history import (
@@ -34,12 +35,16 @@ __all__ = [
     "HANDPAY_KINDS",
     "IDENTITY_KINDS",
     "KIOSK_KINDS",
+    "BoxTally",
     "CashTransaction",
     "CheckCodeFailure",
     "CheckCodeUnlock",
     "ColourChips",
     "CountRequest",
     "Counterparty",
+    "DifferenceReason",
+    "DropRun",
+    "DroppedBox",
     "HoldCase",
     "InstrumentChange",
     "Leg",

@@ -44,6 +44,8 @@ class TransactionKind(models.TextChoices):
     TABLE_EXCHANGE = "table_exchange", _("Chips exchanged at a gaming table")
     TABLE_FILL = "table_fill", _("Fill of a table's tray")
     TABLE_CREDIT = "table_credit", _("Credit from a table's tray")
+    MACHINE_DROP = "machine_drop", _("Notes in a slot machine's drop box")
+    BOX_COUNT = "box_count", _("Drop box counted into the vault")
 
 
 class Counterparty(models.TextChoices):
@@ -59,6 +61,8 @@ class Counterparty(models.TextChoices):
     TABLE_WIN = "table_win", _("Table results")
     # The value of the colour chips players hold at the tables.
     COLOUR_CHIPS = "colour_chips", _("Colour chips outstanding")
+    # The casino's win (or loss) at its slot machines: the notes they take in, as their meters counted them.
+    SLOT_WIN = "slot_win", _("Slot machine results")
 
 
 def kind_constraints(kinds: KindLists) -> list[models.BaseConstraint]:

@@ -17,10 +17,12 @@ from django.utils.translation import gettext_lazy
 
 from cashdesk.errors import CashDeskError
 from cashdesk.models import (
+    BoxTally,
     CashTransaction,
     CheckCodeUnlock,
     ColourChips,
     CountRequest,
+    DropRun,
     HoldCase,
     MachineReceipt,
     ReversalRequest,
@@ -106,6 +108,12 @@ COUNT: OneTimeKey[CountRequest | ShiftCount] = OneTimeKey(
 # A table's opening makes its session; its closing is stored on it.
 SLIP_REQUEST = OneTimeKey(
     models=(TableSlip,), author="requested_by_id", taken=gettext_lazy("This form was already used by someone else.")
+)
+DROP_RUN = OneTimeKey(
+    models=(DropRun,), author="started_by_id", taken=gettext_lazy("This form was already used by someone else.")
+)
+BOX_TALLY = OneTimeKey(
+    models=(BoxTally,), author="counter_id", taken=gettext_lazy("This form was already used by someone else.")
 )
 TABLE_OPENING = OneTimeKey(
     models=(TableSession,), author="opened_by_id", taken=gettext_lazy("This form was already used by someone else.")

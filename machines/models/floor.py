@@ -170,6 +170,24 @@ class Casino(models.Model):
         verbose_name=_("table count tolerance"),
         help_text=_("A table's tray counted at its opening off its last closing by more than this is an exception."),
     )
+    # A drop box counted off what the books say it holds by more than this amount, or this share of the box, needs a
+    # reason from the count room's list (issue 25).
+    count_difference_limit = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("20.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        verbose_name=_("count difference limit"),
+        help_text=_("A drop box counted off its expected content by more than this (EUR) needs a reason."),
+    )
+    count_difference_percent = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("1.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        verbose_name=_("count difference per cent"),
+        help_text=_("A drop box counted off its expected content by more than this share of it needs a reason."),
+    )
     # The cage of the gaming tables (issue 24): the cash desk or the vault that fills their trays and takes their
     # credits; the vault while none is set. Which casino's place it is and its kind are checked in `clean` and by
     # the slip's service.

@@ -39,8 +39,8 @@ class Place(models.Model):
         null=True,
         blank=True,
         related_name="cash_place",
-        help_text=_("The kiosk whose cash this is."),
-        verbose_name=_("kiosk"),
+        help_text=_("The kiosk whose cash this is, or the slot machine whose drop box this is."),
+        verbose_name=_("machine"),
     )
     code = models.CharField(max_length=16, verbose_name=_("code"))
     name = models.CharField(max_length=64, verbose_name=_("name"))
@@ -74,9 +74,12 @@ class Place(models.Model):
                 fields=["casino"], condition=Q(kind=PlaceKind.VAULT), name="cashdesk_one_vault_per_casino"
             ),
             models.CheckConstraint(condition=Q(kind__in=PlaceKind.values), name="cashdesk_kind_valid"),
+            # A kiosk's cash belongs to its kiosk; a drop box to a slot machine (its note stacker, issue 25) or
+            # to a table (cashdesk's TablePlaces); no other place belongs to a machine.
             models.CheckConstraint(
                 condition=Q(kind=PlaceKind.KIOSK, machine__isnull=False)
-                | (~Q(kind=PlaceKind.KIOSK) & Q(machine__isnull=True)),
+                | Q(kind=PlaceKind.DROP_BOX)
+                | (~Q(kind__in=[PlaceKind.KIOSK, PlaceKind.DROP_BOX]) & Q(machine__isnull=True)),
                 name="cashdesk_kiosk_has_machine",
             ),
             models.CheckConstraint(condition=Q(cash_limit__gte=0), name="cashdesk_cash_limit_not_negative"),
