@@ -7,8 +7,8 @@ from django import forms
 from django.contrib.auth.models import User
 from django.utils.translation import gettext_lazy as _
 
-from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, Item
-from cashdesk.models import HoldCase, TableSlip
+from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, NOTES, Item
+from cashdesk.models import DifferenceReason, HoldCase, TableSlip
 from cashdesk.models.tables import COLOUR_CHIP_VALUES, SEATS, ChipColour
 from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.widgets import DayInput
@@ -591,3 +591,91 @@ class TableSlipForm(OperationForm):
 
 class SlipVoidForm(forms.Form):
     reason = forms.CharField(label=_("Why is the slip voided?"), max_length=255)
+
+
+# The count room (issue 25).
+def _box_number_field() -> forms.CharField:
+    return forms.CharField(
+        label=_("Box number (scan it)"),
+        max_length=32,
+        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off"}),
+    )
+
+
+class DropStartForm(OperationForm):
+    """A drop run: the witness, the drop team's second person (whoever records it is the first)."""
+
+    def __init__(self, *args: Any, witnesses: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["witness"] = StaffChoiceField(label=_("Witness (security)"), queryset=witnesses)
+
+
+class BoxRemoveForm(forms.Form):
+    """A box taken out: whose (a slot machine or a table), its number scanned, and a machine's notes meter typed
+    from its screen when the machine sent none at its door opening."""
+
+    def __init__(self, *args: Any, sources: list[tuple[str, str]] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["source"] = forms.ChoiceField(label=_("Machine or table"), choices=sources or [])
+        self.fields["box_number"] = _box_number_field()
+        self.fields["bills_in"] = AsciiDecimalField(
+            label=_("Notes meter (EUR), only if the machine sent none"),
+            max_digits=18,
+            decimal_places=3,
+            min_value=Decimal("0"),
+            required=False,
+        )
+
+
+class BoxArriveForm(forms.Form):
+    box_number = _box_number_field()
+
+
+class BoxTallyForm(OperationForm):
+    """One counter's count of a box: its number, the notes by value, and each ticket scanned (scan, Enter, next)."""
+
+    running_total = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["box_number"] = _box_number_field()
+        for value in NOTES:
+            self.fields[f"note_{int(value)}"] = AsciiIntegerField(
+                label=_("%(value)s EUR notes (pieces)") % {"value": int(value)},
+                min_value=0,
+                max_value=100_000,
+                initial=0,
+                required=False,
+                widget=forms.NumberInput(attrs={"data-denomination": str(value)}),
+            )
+        self.fields["tickets"] = forms.CharField(
+            label=_("Tickets found (scan each; one per line)"),
+            required=False,
+            max_length=40_000,
+            widget=forms.Textarea(attrs={"rows": 8, "autocomplete": "off", "inputmode": "numeric"}),
+        )
+
+    def notes(self) -> dict[str, int]:
+        return {str(int(value)): self.cleaned_data.get(f"note_{int(value)}") or 0 for value in NOTES}
+
+    def tickets(self) -> list[str]:
+        return str(self.cleaned_data.get("tickets") or "").splitlines()
+
+
+class CountApproveForm(OperationForm):
+    """The count supervisor's approval: a reason from the list for each box off beyond the casino's limit."""
+
+    def __init__(self, *args: Any, boxes: list[tuple[int, str]] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for pk, number in boxes or []:
+            self.fields[f"reason_{pk}"] = forms.ChoiceField(
+                label=_("Reason for the difference of box %(box)s") % {"box": number},
+                choices=[("", "—"), *DifferenceReason.choices],
+            )
+
+    def reasons(self) -> dict[int, str]:
+        return {
+            int(name.removeprefix("reason_")): value
+            for name, value in self.cleaned_data.items()
+            if name.startswith("reason_")
+        }

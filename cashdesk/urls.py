@@ -1,7 +1,7 @@
 from django.urls import path
 
 from cashdesk import views
-from cashdesk.views import dashboard, desk, documents, floor, kiosks, pit, reports, slips, supervisor
+from cashdesk.views import count_room, dashboard, desk, documents, floor, kiosks, pit, reports, slips, supervisor
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -35,6 +35,10 @@ urlpatterns = [
     path("kiosks/<int:pk>/drop/", kiosks.kiosk_request, {"direction": "drop"}, name="kiosk-drop"),
     path("kiosks/transfers/<int:pk>/approve/", kiosks.kiosk_approve, name="kiosk-approve"),
     path("kiosks/transfers/<int:pk>/cancel/", kiosks.kiosk_cancel, name="kiosk-cancel"),
+    path("count/", count_room.count_room_home, name="count-room"),
+    path("count/drops/<int:pk>/", count_room.drop_page, name="count-drop"),
+    path("count/drops/<int:pk>/approve/", count_room.count_approve, name="count-approve"),
+    path("count/boxes/<int:pk>/", count_room.box_count, name="count-box"),
     path("pit/", pit.pit, name="pit"),
     path("pit/tables/<int:pk>/sign.pdf", documents.table_sign_pdf, name="table-sign-pdf"),
     path("pit/tables/<int:pk>/open/", pit.table_open, name="pit-table-open"),

@@ -14,7 +14,7 @@ ROLES: dict[str, list[str]] = {
     # The count team (issue 25): counters count each box blind to each other; the count supervisor approves the
     # count into the vault and may count, but never approves a count of a box they counted.
     "counter": ["staff.count_boxes"],
-    "count_supervisor": ["staff.count_boxes", "staff.approve_count", "staff.view_reports"],
+    "count_supervisor": ["staff.count_boxes", "staff.approve_count"],
     # Works one casino's tables from the pit's touch terminal: names the croupiers, counts trays with them, asks
     # for fills and credits and records buy-ins (issue 24). A shift supervisor may act as one.
     "pit_supervisor": ["staff.work_pit"],

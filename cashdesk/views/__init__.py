@@ -11,10 +11,13 @@ def home(request: HttpRequest) -> HttpResponse:
         ("staff.operate_desk", "desk"),
         ("staff.view_dashboard", "dashboard"),
         ("compliance.manage_alerts", "compliance-register"),
+        ("staff.approve_count", "count-room"),
         ("staff.view_reports", "reports"),
         ("staff.decide_hold", "supervisor"),
         ("staff.record_receipt", "floor-receipts"),
         ("staff.work_pit", "pit"),
+        ("staff.count_boxes", "count-room"),
+        ("staff.drop_boxes", "count-room"),
     ):
         if user.has_perm(perm):
             return redirect(target)

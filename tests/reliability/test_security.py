@@ -19,6 +19,9 @@ ROLES = [
     "shift_supervisor",
     "compliance_officer",
     "manager",
+    "security_officer",
+    "counter",
+    "count_supervisor",
 ]
 EVERYONE = set(ROLES)
 STAFF = EVERYONE - {"anonymous"}
@@ -61,6 +64,11 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "kiosk-approve": ("POST", {"shift_supervisor"}),
     "kiosk-cancel": ("POST", {"floor_attendant", "shift_supervisor"}),  # who asked, or a supervisor (per object)
     "pit": ("GET", {"pit_supervisor", "shift_supervisor"}),
+    # The count room (issue 25): the drop team, the count team.
+    "count-room": ("GET", {"floor_attendant", "security_officer", "counter", "count_supervisor"}),
+    "count-drop": ("GET", {"floor_attendant", "security_officer", "counter", "count_supervisor"}),
+    "count-approve": ("POST", {"count_supervisor"}),  # never who counted or dropped (per object, in the service)
+    "count-box": ("GET", {"counter", "count_supervisor"}),
     "table-sign-pdf": ("GET", {"pit_supervisor", "shift_supervisor", "manager"}),
     "pit-table-open": ("GET", {"pit_supervisor", "shift_supervisor"}),  # a table of the staff's casino (404 otherwise)
     "pit-session": ("GET", {"pit_supervisor", "shift_supervisor"}),
