@@ -6,10 +6,11 @@ import re
 import pytest
 from django.utils import translation
 
-from cashdesk.models import DropRun, DroppedBox
+from cashdesk.models import DroppedBox, DropRun
+from cashdesk.services.count_room import box_remove, drop_start
 from casino_office.money import format_money
 from tests.cashdesk.conftest import logged_in_client
-from tests.cashdesk.test_count_room import slot, team  # noqa: F401 (fixtures)
+from tests.cashdesk.test_count_room import counted_by_two, slot, team  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -41,13 +42,15 @@ def test_a_box_from_the_drop_to_the_approved_count_on_the_pages(casino, team, sl
         form = counter.get(f"/count/boxes/{box.pk}/")
         assert expected not in form.content.decode()  # blind: the books' figure is nowhere
         before = counter.get(f"/count/drops/{drop.pk}/").content.decode()
-        assert expected not in before and "shown once two counts agree" in before
+        assert expected not in before
+        assert "shown once two counts agree" in before
         counter.post(
             f"/count/boxes/{box.pk}/",
             {"operation_key": key(form), "box_number": "B-77", "note_100": "1", "tickets": "\r\n".join(tickets)},
         )
     shown = counters[1].get(f"/count/drops/{drop.pk}/").content.decode()
-    assert expected in shown and "2 matched" in shown
+    assert expected in shown
+    assert "2 matched" in shown
 
     supervisor = logged_in_client(team["supervisor"], casino, raise_errors=True)
     page = supervisor.get(f"/count/drops/{drop.pk}/")
@@ -59,9 +62,6 @@ def test_a_box_from_the_drop_to_the_approved_count_on_the_pages(casino, team, sl
 
 def test_a_difference_beyond_the_limit_asks_for_its_reason_on_the_page(casino, team, slot):  # noqa: F811
     machine, tickets = slot
-    from cashdesk.services.count_room import box_remove, drop_start
-    from tests.cashdesk.test_count_room import counted_by_two
-
     drop = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
     box = box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1")
     counted_by_two(box, team, {"100": 1, "50": 1}, tickets)  # 50 too many
