@@ -679,3 +679,15 @@ class CountApproveForm(OperationForm):
             for name, value in self.cleaned_data.items()
             if name.startswith("reason_")
         }
+
+
+class GamingDayAdjustForm(OperationForm):
+    """A closed gaming day's result changed on one line, with the reason (a manager's)."""
+
+    def __init__(self, *args: Any, lines: list[tuple[str, str]] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["line"] = forms.ChoiceField(label=_("Line"), choices=lines or [])
+        self.fields["amount"] = AsciiDecimalField(
+            label=_("Change of the result (EUR, + or −)"), max_digits=12, decimal_places=2
+        )
+        self.fields["reason"] = forms.CharField(label=_("Reason"), max_length=255)

@@ -1,7 +1,19 @@
 from django.urls import path
 
 from cashdesk import views
-from cashdesk.views import count_room, dashboard, desk, documents, floor, kiosks, pit, reports, slips, supervisor
+from cashdesk.views import (
+    count_room,
+    dashboard,
+    desk,
+    documents,
+    floor,
+    gaming_day,
+    kiosks,
+    pit,
+    reports,
+    slips,
+    supervisor,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -36,6 +48,9 @@ urlpatterns = [
     path("kiosks/transfers/<int:pk>/approve/", kiosks.kiosk_approve, name="kiosk-approve"),
     path("kiosks/transfers/<int:pk>/cancel/", kiosks.kiosk_cancel, name="kiosk-cancel"),
     path("count/", count_room.count_room_home, name="count-room"),
+    path("reports/gaming-day/<str:day>/statement.pdf", gaming_day.statement_pdf_view, name="gaming-day-pdf"),
+    path("reports/gaming-day/<str:day>/close/", gaming_day.close, name="gaming-day-close"),
+    path("reports/gaming-day/<str:day>/adjust/", gaming_day.adjust, name="gaming-day-adjust"),
     path("count/drops/<int:pk>/", count_room.drop_page, name="count-drop"),
     path("count/drops/<int:pk>/approve/", count_room.count_approve, name="count-approve"),
     path("count/boxes/<int:pk>/", count_room.box_count, name="count-box"),

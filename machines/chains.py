@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache, partial
 from operator import attrgetter
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from django.apps import apps
 from django.db import connection, models
@@ -295,9 +295,12 @@ def chain_head_save(record: Chained) -> None:
         cursor.execute(sql, params)
 
 
+ChainedT = TypeVar("ChainedT", bound=Chained)
+
+
 def chain_and_save(
-    record: Chained, *, casino_id: int, children: dict[str, Sequence[models.Model]] | None = None
-) -> Chained:
+    record: ChainedT, *, casino_id: int, children: dict[str, Sequence[models.Model]] | None = None
+) -> ChainedT:
     """Chain one record and insert it, with its head moved on: three statements in the caller's transaction.
 
     Its children (if the journal has any) are given, and inserted by the caller once the record has its key.

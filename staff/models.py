@@ -39,6 +39,7 @@ class StaffAssignment(models.Model):
             ("drop_boxes", "Remove drop boxes on the drop run (floor attendant, security officer)"),
             ("count_boxes", "Count drop boxes in the count room (counter, count supervisor)"),
             ("approve_count", "Approve a count of drop boxes into the vault (count supervisor)"),
+            ("close_gaming_day", "Close a gaming day and adjust a closed one, with the reason (manager)"),
         ]
 
     def __str__(self) -> str:

@@ -44,6 +44,8 @@ ROLES: dict[str, list[str]] = {
         "compliance.view_registerentry",
         # Issue 24: each table's limits are set by the general director's order, recorded by a manager.
         "staff.record_table_limits",
+        # Issue 25: the gaming day's statement is closed, and a closed day adjusted with the reason, by a manager.
+        "staff.close_gaming_day",
     ],
 }
 

@@ -182,6 +182,25 @@ def _last_readings_at_or_before(casino: Casino, moment: dt.datetime, using: str)
     return {reading.machine_id: reading for reading in before.filter(id=Subquery(latest))}
 
 
+def meter_changes(
+    casino: Casino, begin: dt.datetime, finish: dt.datetime, meter: str, *, using: str = "default"
+) -> dict[int, Figure | None]:
+    """Each machine's change of one meter from its last reading at or before `begin` to its last at or before
+    `finish` (resets bridged); a machine that sent no reading in the window is left out."""
+    in_window: dict[int, list[MeterReading]] = {}
+    for reading in (
+        MeterReading.objects.using(using)
+        .filter(machine__casino=casino, read_at__gt=begin, read_at__lte=finish)
+        .order_by("machine_id", "read_at", "id")
+    ):
+        in_window.setdefault(reading.machine_id, []).append(reading)
+    starts = _last_readings_at_or_before(casino, begin, using)
+    return {
+        machine_id: meter_change(([starts[machine_id]] if machine_id in starts else []) + readings, meter)
+        for machine_id, readings in in_window.items()
+    }
+
+
 def reconcile_window(
     casino: Casino, begin: dt.datetime, finish: dt.datetime, *, day: dt.date | None = None, using: str = "default"
 ) -> list[MachineDay]:

@@ -1,7 +1,14 @@
 """The cash desk's models, by topic."""
 
 from cashdesk.models.books import CashTransaction, Counterparty, Leg, TransactionKind
-from cashdesk.models.count_room import BoxTally, DifferenceReason, DroppedBox, DropRun
+from cashdesk.models.count_room import (
+    BoxTally,
+    DifferenceReason,
+    DroppedBox,
+    DropRun,
+    GamingDayAdjustment,
+    GamingDayClose,
+)
 from cashdesk.models.counts import CountRequest
 from cashdesk.models.desks import Shift, ShiftCount, ShiftCountLine
 from cashdesk.models.history import (
@@ -45,6 +52,8 @@ __all__ = [
     "DifferenceReason",
     "DropRun",
     "DroppedBox",
+    "GamingDayAdjustment",
+    "GamingDayClose",
     "HoldCase",
     "InstrumentChange",
     "Leg",

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from cashdesk.models.books import CashTransaction
 from casino_office.triggers import append_only
 from machines.models import Casino, GamingTable, Machine, MeterReading, Place
+from machines.models.chains import Chained, chain_link_unique
 
 
 class DifferenceReason(models.TextChoices):
@@ -165,9 +166,27 @@ class DroppedBox(models.Model):
         return f"{self.box_number} ({self.machine_id or self.table_id})"
 
 
-class BoxTally(models.Model):
+class BoxTally(Chained):
     """One counter's count of one box: the notes by value, the cash they make and the tickets scanned. Each counter
-    counts blind to the others; the box's count is set when two counters agree (cashdesk.services.count_room)."""
+    counts blind to the others; the box's count is set when two counters agree (cashdesk.services.count_room).
+
+    A chained journal (machines.chains): no count, nor the box it counted, changes unseen.
+    """
+
+    journal = "box_tallies"
+    journal_casino = "box__drop__casino_id"
+    journal_fields = (
+        "box_id",
+        "counter_id",
+        "notes",
+        "cash",
+        "tickets",
+        "counted_at",
+        "operation_key",
+        "box__box_number",
+        "box__place_id",
+        "box__drop_id",
+    )
 
     box = models.ForeignKey(DroppedBox, on_delete=models.PROTECT, related_name="tallies", verbose_name=_("box"))
     counter = models.ForeignKey(
@@ -186,7 +205,79 @@ class BoxTally(models.Model):
         verbose_name = _("box tally")
         verbose_name_plural = _("box tallies")
         ordering = ["box", "counted_at", "id"]
-        constraints = [models.CheckConstraint(condition=Q(cash__gte=0), name="boxtally_cash_not_negative")]
+        constraints = [
+            models.CheckConstraint(condition=Q(cash__gte=0), name="boxtally_cash_not_negative"),
+            chain_link_unique("boxtally"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.box_id} by {self.counter_id}"
+
+
+class GamingDayClose(Chained):
+    """A gaming day closed by a manager once every box dropped that day is counted: the statement's figures as they
+    were (`figures`: its lines, amounts as strings), chained. A closed day's figures change only by an adjustment."""
+
+    journal = "gaming_days"
+    journal_casino = "casino_id"
+    journal_fields = ("casino_id", "gaming_day", "closed_by_id", "closed_at", "figures", "operation_key")
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("closed by")
+    )
+    closed_at = models.DateTimeField(verbose_name=_("closed at"))
+    figures = models.JSONField(verbose_name=_("figures"))
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("closed gaming day")
+        verbose_name_plural = _("closed gaming days")
+        ordering = ["-gaming_day"]
+        constraints = [
+            models.UniqueConstraint(fields=["casino", "gaming_day"], name="gamingdayclose_once_per_day"),
+            chain_link_unique("gamingdayclose"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.casino_id} {self.gaming_day}"
+
+
+class GamingDayAdjustment(Chained):
+    """A change of a closed gaming day's result, with its reason and who made it: shown as such on the statement."""
+
+    journal = "gaming_day_adjustments"
+    journal_casino = "day__casino_id"
+    journal_fields = ("day_id", "line", "amount", "reason", "made_by_id", "made_at", "operation_key", "day__gaming_day")
+
+    day = models.ForeignKey(
+        GamingDayClose, on_delete=models.PROTECT, related_name="adjustments", verbose_name=_("gaming day")
+    )
+    line = models.CharField(max_length=64, verbose_name=_("line"))
+    amount = models.DecimalField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    made_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("made by")
+    )
+    made_at = models.DateTimeField(verbose_name=_("made at"))
+    operation_key = models.CharField(
+        max_length=64, null=True, blank=True, unique=True, editable=False, verbose_name=_("operation key")
+    )
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("gaming day adjustment")
+        verbose_name_plural = _("gaming day adjustments")
+        ordering = ["day", "made_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="gamingdayadjustment_not_zero"),
+            models.CheckConstraint(condition=~Q(reason=""), name="gamingdayadjustment_has_reason"),
+            chain_link_unique("gamingdayadjustment"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day_id} {self.line} {self.amount}"

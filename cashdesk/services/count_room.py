@@ -39,6 +39,7 @@ from cashdesk.models import (
 from cashdesk.services.ledger import post_transaction, vault_of
 from cashdesk.services.once import BOX_TALLY, DROP_RUN
 from cashdesk.services.posting import Legs, cash
+from machines.chains import chain_and_save
 from machines.models import Casino, GamingTable, Machine, MeterReading, Place
 from staff.models import StaffAssignment
 from tickets.desk import tickets_collected
@@ -51,7 +52,7 @@ NOTE_VALUES: dict[str, Decimal] = {str(int(value)): value for value in NOTES}
 CENT = Decimal("0.01")
 
 
-def _staff_of(user: User, casino: Casino, permission: str, refusal: str) -> None:
+def staff_of(user: User, casino: Casino, permission: str, refusal: str) -> None:
     """`user` works in `casino` with `permission`; otherwise `refusal`, as a clear error."""
     if (
         not user.is_active
@@ -81,10 +82,10 @@ def machine_box(machine: Machine) -> Place:
 
 def drop_start(*, casino: Casino, user: User, witness: User, operation_key: str | None = None) -> DropRun:
     """A drop run of the drop team: who records it and the witness, two people of this casino's drop team."""
-    _staff_of(user, casino, "staff.drop_boxes", _("Only the drop team starts a drop run."))
+    staff_of(user, casino, "staff.drop_boxes", _("Only the drop team starts a drop run."))
     if witness.pk == user.pk:
         raise CashDeskError("same_person", _("The witness is the drop team's second person, not you."))
-    _staff_of(witness, casino, "staff.drop_boxes", _("The witness must be on this casino's drop team."))
+    staff_of(witness, casino, "staff.drop_boxes", _("The witness must be on this casino's drop team."))
     with transaction.atomic():
         now = timezone.now()
         return DROP_RUN.once(
@@ -196,7 +197,7 @@ def _meter_before(place: Place, machine: Machine) -> Decimal:
 
 def box_arrive(*, box: DroppedBox, user: User, box_number: str) -> DroppedBox:
     """The box scanned in on arrival in the count room: its number must be the one scanned at its removal."""
-    _staff_of(user, box.drop.casino, "staff.count_boxes", _("Only the count team receives boxes."))
+    staff_of(user, box.drop.casino, "staff.count_boxes", _("Only the count team receives boxes."))
     if box_number.strip() != box.box_number:
         raise CashDeskError("wrong_box", _("That is not this box's number: check the box."))
     with transaction.atomic():
@@ -243,7 +244,7 @@ def box_tally(
 ) -> BoxTally:
     """One counter's count of a box, blind: the box's count is set when two counters' counts agree, and then the
     box takes no more. The next count of a box is always another counter's."""
-    _staff_of(user, box.drop.casino, "staff.count_boxes", _("Only the count team counts boxes."))
+    staff_of(user, box.drop.casino, "staff.count_boxes", _("Only the count team counts boxes."))
     counted, numbers = counted_notes(notes), scanned_tickets(tickets)
     with transaction.atomic():
         box = DroppedBox.objects.select_for_update().get(pk=box.pk)
@@ -258,7 +259,7 @@ def box_tally(
         tallies = list(box.tallies.order_by("counted_at", "id"))
         if tallies and tallies[-1].counter_id == user.pk:
             raise CashDeskError("same_counter", _("The next count of this box is another counter's."))
-        tally = BoxTally.objects.create(
+        tally = BoxTally(
             box=box,
             counter=user,
             notes=counted,
@@ -267,6 +268,7 @@ def box_tally(
             counted_at=timezone.now(),
             operation_key=operation_key or None,
         )
+        chain_and_save(tally, casino_id=box.drop.casino_id)
         for other in tallies:
             if other.counter_id != user.pk and other.notes == tally.notes and other.tickets == tally.tickets:
                 box.counted, box.notes, box.tickets = tally.cash, tally.notes, tally.tickets
@@ -356,7 +358,7 @@ def count_approve(
     each difference beyond the casino's limit. Each box's cash goes to the vault as counted, its difference to
     over/short, and the tickets its machine redeemed are marked collected. A counter of any of its boxes, or the
     drop team, cannot approve it."""
-    _staff_of(user, drop.casino, "staff.approve_count", _("Only a count supervisor approves a count."))
+    staff_of(user, drop.casino, "staff.approve_count", _("Only a count supervisor approves a count."))
     with transaction.atomic():
         vault = (
             Place.objects.select_for_update(of=("self",)).select_related("casino").get(pk=vault_of(drop.casino_id).pk)

@@ -23,6 +23,8 @@ from cashdesk.models import (
     ColourChips,
     CountRequest,
     DropRun,
+    GamingDayAdjustment,
+    GamingDayClose,
     HoldCase,
     MachineReceipt,
     ReversalRequest,
@@ -114,6 +116,14 @@ DROP_RUN = OneTimeKey(
 )
 BOX_TALLY = OneTimeKey(
     models=(BoxTally,), author="counter_id", taken=gettext_lazy("This form was already used by someone else.")
+)
+GAMING_DAY_CLOSE = OneTimeKey(
+    models=(GamingDayClose,), author="closed_by_id", taken=gettext_lazy("This form was already used by someone else.")
+)
+GAMING_DAY_ADJUSTMENT = OneTimeKey(
+    models=(GamingDayAdjustment,),
+    author="made_by_id",
+    taken=gettext_lazy("This form was already used by someone else."),
 )
 TABLE_OPENING = OneTimeKey(
     models=(TableSession,), author="opened_by_id", taken=gettext_lazy("This form was already used by someone else.")

@@ -127,18 +127,16 @@ def _sources(drop: DropRun) -> list[tuple[str, str]]:
 def _remove(request: StaffRequest, drop: DropRun, form: BoxRemoveForm) -> DroppedBox | None:
     source = form.cleaned_data["source"]
     kind, _dash, pk = source.partition("-")
-    owner = {"machine": None, "table": None}
-    if kind == "m":
-        owner["machine"] = get_object_or_404(Machine, pk=pk, casino=drop.casino)
-    else:
-        owner["table"] = get_object_or_404(GamingTable, pk=pk, casino=drop.casino)
+    machine = get_object_or_404(Machine, pk=pk, casino=drop.casino) if kind == "m" else None
+    table = get_object_or_404(GamingTable, pk=pk, casino=drop.casino) if kind != "m" else None
     try:
         return count_room.box_remove(
             drop=drop,
             user=request.user,
             box_number=form.cleaned_data["box_number"],
             bills_in=form.cleaned_data["bills_in"],
-            **owner,
+            machine=machine,
+            table=table,
         )
     except DomainError as error:
         form.add_error(None, error.message)

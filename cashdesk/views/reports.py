@@ -12,7 +12,8 @@ from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cashdesk import reports
+from cashdesk import gaming_day, reports
+from cashdesk.forms import GamingDayAdjustForm, OperationForm
 from cashdesk.items import Item
 from cashdesk.models import TransactionKind
 from casino_office.money import format_money
@@ -31,7 +32,11 @@ REPORTS = {
     "kiosks": gettext_lazy("Per kiosk"),
     "transfers": gettext_lazy("Vault transfers"),
     "tables": gettext_lazy("Gaming tables"),
+    "gaming_day": gettext_lazy("Gaming day statement"),
 }
+# The reports of one gaming day (`day`), not of a period.
+DAY_REPORTS = ("meters", "gaming_day")
+GAMING_DAY_COLUMNS = ["line", *gaming_day.AMOUNTS]
 # Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
 COLUMN_LABELS = {
     "day": gettext_lazy("Gaming day"),
@@ -92,6 +97,14 @@ COLUMN_LABELS = {
     "closing": gettext_lazy("Closing tray"),
     "win": gettext_lazy("Win"),
     "hold": gettext_lazy("Hold (%)"),
+    "line": gettext_lazy("Line"),
+    "notes": gettext_lazy("Notes dropped (counted)"),
+    "handpays": gettext_lazy("Handpays"),
+    "receipts": gettext_lazy("Machine receipts"),
+    "table_win": gettext_lazy("Table win (recorded)"),
+    "count_difference": gettext_lazy("Count difference"),
+    "result": gettext_lazy("Result"),
+    "turnover": gettext_lazy("Turnover (bets, table drop)"),
 }
 # The meters a machine reports (machine contract v1.1), as the page names them; the CSV keeps the keys.
 METER_LABELS = {
@@ -117,6 +130,7 @@ NUMERIC_COLUMNS = {
     *("paid_count", "paid_amount", "printed_count", "printed_amount", "fill_count", "fill_amount"),
     *("drop_count", "drop_counted", "cash_end", "pieces"),
     *("opening", "fills", "credits", "buy_ins", "drop", "closing", "win", "hold"),
+    *gaming_day.AMOUNTS,
 }
 # Places of each amount column in the CSV: a ticket's amount to the mill (as the machine and the ticket
 # carry it), cash in cents; counts are whole numbers and need no entry.
@@ -137,6 +151,11 @@ CSV_PLACES: dict[str, dict[str, int]] = {
     ),
     "transfers": {"amount": CASH_PLACES},
     "tables": {**dict.fromkeys(("opening", "fills", "credits", "drop", "closing", "win"), CASH_PLACES), "hold": 1},
+    # Tickets to the mill like the tickets' reports; the rest in cents.
+    "gaming_day": {
+        **dict.fromkeys(gaming_day.AMOUNTS, CASH_PLACES),
+        **dict.fromkeys(("tickets_in", "tickets_out", "handpays", "receipts", "result", "turnover"), TICKET_PLACES),
+    },
 }
 
 
@@ -368,6 +387,10 @@ def _report_table(
     elif kind == "tables":
         rows = reports.tables(casino, start, end)
         columns = ["day", "table", "game", "opening", "fills", "credits", "buy_ins", "drop", "closing", "win", "hold"]
+    elif kind == "gaming_day":
+        rows = gaming_day.statement(casino, day).rows
+        columns = GAMING_DAY_COLUMNS
+        start = end = day
     elif kind == "meters":
         rows = reports.meters(casino, day)
         columns = ["machine", "meter", "meter_change", "system", "difference", "note"]
@@ -424,6 +447,7 @@ def _page(
     status: int = 200,
     day: dt.date | None = None,
 ) -> HttpResponse:
+    extra = _gaming_day_context(request, day or end) if kind == "gaming_day" and status == 200 else {}
     numeric = [column in NUMERIC_COLUMNS for column in columns]
     # Each row's cells, and whether it is a totals row (set apart on the page).
     table = [
@@ -449,6 +473,20 @@ def _page(
             "day_pattern": DAY.pattern,
             "books_example": _books_example() if kind == "books" else {},
             "moment_pattern": MOMENT.pattern,
+            "day_reports": DAY_REPORTS,
+            **extra,
         },
         status=status,
     )
+
+
+def _gaming_day_context(request: StaffRequest, day: dt.date) -> dict[str, Any]:
+    """The statement's state, its boxes, and the manager's forms: close the day, or adjust it once closed."""
+    figures = gaming_day.statement(staff_casino(request), day)
+    manager = request.user.has_perm("staff.close_gaming_day")
+    lines = [(row["key"], row["line"]) for row in figures.rows if not row.get("_adjustment")]
+    return {
+        "statement": figures,
+        "close_form": OperationForm() if manager and figures.closable else None,
+        "adjust_form": GamingDayAdjustForm(lines=lines) if manager and figures.closed else None,
+    }

@@ -103,6 +103,9 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "second-factor": ("GET", STAFF),  # those who need no code, or gave it, are sent on (tests/staff)
     "desk-smartcard-load": ("GET", {"cashier"}),
     "reports": ("GET", {"shift_supervisor", "manager"}),
+    "gaming-day-pdf": ("GET", {"shift_supervisor", "manager"}),
+    "gaming-day-close": ("POST", {"manager"}),
+    "gaming-day-adjust": ("POST", {"manager"}),
     "compliance-register": ("GET", {"compliance_officer", "manager"}),
     "compliance-purpose": ("GET", {"compliance_officer", "manager"}),
     "compliance-person": ("GET", {"compliance_officer"}),  # personal codes and documents: not for managers
