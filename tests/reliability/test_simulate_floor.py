@@ -194,6 +194,7 @@ KIOSKS = re.compile(
     r"\(kiosk_empty (\d+), not_cashable (\d+), over_kiosk_limit (\d+)\); fills: (\d+)",
     re.MULTILINE,
 )
+BOX = re.compile(r"^  box of (\d{4}): notes expected \S+, counted \S+, difference (\S+); .* missing (\S+)$", re.M)
 FAULT = re.compile(r"^  (\d{4})\s+injected: (lost print of |meter jump: )(\S+)(?: \+(\S+))?", re.MULTILINE)
 
 
@@ -289,6 +290,11 @@ def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(ser
     assert re.search(r"\d+ tickets printed", output), output[-3000:]
     assert re.search(r"\d+ ticket-ins", output), output[-3000:]
     assert not re.search(r"\d{18}", output), "a whole validation number in the output"
+    # The day ends with the drop and the count (issue 25): every box holds what its machine did.
+    boxes = BOX.findall(output)
+    assert {box[0] for box in boxes} == {"1001", "1002", "1003", "1004"}, output[-3000:]
+    assert all(Decimal(difference) == 0 and missing == "0" for _m, difference, missing in boxes), boxes
+    assert "Count: every box holds what its machine did, and the faults only" in output
 
     code, output = _simulate(server, "--faults")
     assert code == 0, output[-3000:]
@@ -309,6 +315,15 @@ def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(ser
         if difference != "—"
     )
     again = _kiosk_figures(output)
+    # The count shows the ticket that fell on the floor and the note too many, exactly and nowhere else.
+    lost = re.search(r"^  injected: ticket (…\d{4}) of machine (\d{4})'s box fell on the floor", output, re.M)
+    extra = re.search(r"^  injected: machine (\d{4})'s box holds a 20 EUR note too many", output, re.M)
+    assert lost, output[-3000:]
+    assert extra, output[-3000:]
+    for machine, difference, missing in BOX.findall(output):
+        assert Decimal(difference) == (Decimal("20.00") if machine == extra[1] else 0), (machine, difference)
+        assert missing == (lost[1] if machine == lost[2] else "0"), (machine, missing)
+    assert "Count: every box holds what its machine did, and the faults only" in output
 
     # Both days in the books: every item's legs sum to zero, no place holds less than nothing, and the kiosks'
     # redemptions are exactly the tickets redeemed at kiosks, each paid its amount rounded up to the cent.

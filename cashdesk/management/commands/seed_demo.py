@@ -68,6 +68,11 @@ DEMO_STAFF = [
     ("pamainosvadove", "shift_supervisor"),
     ("atitiktis", "compliance_officer"),
     ("vadovas", "manager"),
+    # The drop team's second person and the count team (issue 25).
+    ("apsauga", "security_officer"),
+    ("skaiciuotoja", "counter"),
+    ("skaiciuotojas", "counter"),
+    ("skaiciavimovadove", "count_supervisor"),
 ]
 
 # Each casino's croupiers: staff of the casino without a login of their own (the pit supervisor names them at a

@@ -29,6 +29,7 @@ import io
 import json
 import random
 import signal
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -172,6 +173,9 @@ class SimMachine:
     faults: list[Fault] = field(default_factory=list)
     read_offset: int = 0
     credit: Decimal = CENT  # the machine's credit value: below a cent, cashouts may have a fraction of a cent
+    # What its drop box holds since the run began (issue 25): notes by value, and the tickets it took in.
+    box_notes: dict[int, int] = field(default_factory=dict)
+    box_tickets: list[str] = field(default_factory=list)
 
     @property
     def online(self) -> bool:
@@ -338,6 +342,7 @@ class Command(BaseCommand):
             self._top_up_pool(machine, 0)
         for kiosk in kiosks:
             self._reading(kiosk, 0, first=True)
+        self.counting = self._opening_drop(floor)
         begin = timezone.now()
         # Ctrl-C ends the day early, between two minutes (never halfway through a machine's exchange); the
         # machines still close it and it is reconciled. A second Ctrl-C stops at once.
@@ -370,6 +375,8 @@ class Command(BaseCommand):
             self._reading(kiosk, end, last=True)
         finish = timezone.now() + dt.timedelta(microseconds=1)
         self._report(casino, floor, begin, finish, options["faults"])
+        if self.counting:
+            self._drop_and_count(floor, rng if options["faults"] else None)
 
     def _plan_faults(self, floor: list[SimMachine], minutes: int, rng: random.Random) -> None:
         """Two lost prints and one meter jump, on machines and at minutes chosen by the seed."""
@@ -394,7 +401,9 @@ class Command(BaseCommand):
         else:
             machine.add("games_played", rng.randint(4, 20))
             if chance(rng, Decimal("0.1")):
-                machine.add("bills_in_amount", Decimal(rng.choice((10, 20, 50, 100))))
+                note = rng.choice((10, 20, 50, 100))
+                machine.add("bills_in_amount", Decimal(note))
+                machine.box_notes[note] = machine.box_notes.get(note, 0) + 1
             if chance(rng, P_CASHOUT):
                 self._cashout(machine, minute, money(rng, 1, 300), rng)
             if machine.online and chance(rng, P_TICKET_IN):
@@ -529,6 +538,7 @@ class Command(BaseCommand):
         status, payload = machine.api.post(f"tickets/{number}/commit", {"result": "accepted"})
         self._check(status, payload, 200, f"machine {machine.asset} commit")
         self.pocket.remove(entry)
+        machine.box_tickets.append(number)
         machine.add("ticket_in_count", 1)
         machine.add("ticket_in_amount", amount)
         self.say(minute, machine.asset, f"ticket-in {tail(number)} ({amount} EUR, printed by {printer}) accepted")
@@ -675,6 +685,71 @@ class Command(BaseCommand):
             return
         kiosk.fills.append(f"[{minute // 60:02d}:{minute % 60:02d}]")
         self.say(minute, kiosk.asset, f"an attendant comes: {out.getvalue().strip()}")
+
+    # --- the drop and the count (issue 25) -------------------------------------------------------------------
+
+    def _opening_drop(self, floor: list[SimMachine]) -> bool:
+        """Boxes never dropped hold the notes of the machines' history before the run: the demo's first drop empties
+        them (cashdesk's count_room, demo mode only), so the count at the end is of this run's boxes alone."""
+        out = io.StringIO()
+        try:
+            call_command("count_room", "--casino", self.casino.code, "--opening", *[m.asset for m in floor], stdout=out)
+        except CommandError as error:
+            self.stdout.write(f"No drop and count at the end: {error}")
+            return False
+        if out.getvalue().strip() != "No box to count.":
+            self.stdout.write("Opening drop (boxes never dropped before, emptied as their meters say):")
+            self.stdout.write(out.getvalue().rstrip())
+        return True
+
+    def _drop_and_count(self, floor: list[SimMachine], faults: random.Random | None) -> None:
+        """The day ends with a drop of every machine's box and a count of what the boxes hold. With faults, one
+        ticket falls on the floor on the way and one box holds a 20 EUR note too many: the count must show exactly
+        those, and nothing else."""
+        notes: dict[str, dict[str, int]] = {m.asset: {str(v): n for v, n in m.box_notes.items()} for m in floor}
+        tickets: dict[str, list[str]] = {m.asset: list(m.box_tickets) for m in floor}
+        expected: dict[str, tuple[Decimal, list[str]]] = {m.asset: (Decimal("0.00"), []) for m in floor}
+        if faults is not None:
+            holders = [m for m in floor if m.box_tickets]
+            if holders:
+                loser = faults.choice(holders)
+                lost = faults.choice(loser.box_tickets)
+                tickets[loser.asset].remove(lost)
+                expected[loser.asset] = (expected[loser.asset][0], [lost])
+                self.stdout.write(f"  injected: ticket {tail(lost)} of machine {loser.asset}'s box fell on the floor")
+            extra = faults.choice(floor)
+            notes[extra.asset]["20"] = notes[extra.asset].get("20", 0) + 1
+            expected[extra.asset] = (Decimal("20.00"), expected[extra.asset][1])
+            self.stdout.write(f"  injected: machine {extra.asset}'s box holds a 20 EUR note too many")
+        contents = {asset: {"notes": notes[asset], "tickets": tickets[asset]} for asset in notes}
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
+            json.dump(contents, file)
+        out = io.StringIO()
+        try:
+            call_command("count_room", "--casino", self.casino.code, "--count", file.name, "--json", stdout=out)
+        finally:
+            Path(file.name).unlink()
+        self._count_report(json.loads(out.getvalue()), expected)
+
+    def _count_report(self, boxes: list[dict[str, Any]], expected: dict[str, tuple[Decimal, list[str]]]) -> None:
+        self.stdout.write("The drop and the count at the day's end:")
+        problems = []
+        for box in boxes:
+            missing = [tail(number) for number in box["missing"]]
+            self.stdout.write(
+                f"  box of {box['machine']}: notes expected {box['expected']}, counted {box['counted']}, difference "
+                f"{box['difference']}; tickets in {box['tickets_in']} ({box['matched']} matched), not played there "
+                f"{len(box['suspicious'])}, missing {', '.join(missing) or 0}"
+            )
+            difference, lost = expected[box["machine"]]
+            if Decimal(box["difference"]) != difference or box["missing"] != lost or box["suspicious"]:
+                problems.append(f"box of {box['machine']}: not what its machine did")
+        out = io.StringIO()
+        call_command("count_room", "--casino", self.casino.code, "--result", stdout=out)
+        self.stdout.write(out.getvalue().rstrip())
+        if problems:
+            raise CommandError("; ".join(problems))
+        self.stdout.write(self.style.SUCCESS("Count: every box holds what its machine did, and the faults only"))
 
     # --- the end --------------------------------------------------------------------------------------------
 
