@@ -18,8 +18,11 @@ from django.utils import timezone
 from cashdesk.books import physical_balances
 from cashdesk.items import Item
 from cashdesk.kiosk_selectors import KioskCash, kiosk_cash
+from cashdesk.gaming_day import statement
 from cashdesk.models import (
     CountRequest,
+    DroppedBox,
+    DropRun,
     HoldCase,
     LiabilitySnapshot,
     ReversalRequest,
@@ -366,4 +369,43 @@ def tables_today(casino: Casino, day: dt.date) -> TablesToday:
             off_band.append(OffBand(row["table__number"], hold, low, high))
     return TablesToday(
         open=tables.filter(is_open=True).count(), tables=tables.count(), win=win or ZERO, off_band=off_band
+    )
+
+
+@dataclass(frozen=True)
+class CountRoom:
+    """The count room on the dashboard (issue 25): boxes out and not yet approved, the last approved count's
+    differences, and yesterday's result (as closed, or as the books read it now)."""
+
+    waiting: int
+    last_count: DropRun | None
+    last_differences: list[Decimal]
+    yesterday: dt.date
+    yesterday_result: Decimal
+    yesterday_closed: bool
+
+    @property
+    def last_difference(self) -> Decimal:
+        return sum(self.last_differences, ZERO)
+
+
+def count_room_today(casino: Casino, day: dt.date) -> CountRoom:
+    waiting = DroppedBox.objects.filter(drop__casino=casino, closed_at__isnull=True).count()
+    last = DropRun.objects.filter(casino=casino, approved_at__isnull=False).order_by("-approved_at").first()
+    differences = []
+    if last is not None:
+        differences = [
+            box.counted - box.expected
+            for box in last.boxes.all()
+            if box.counted is not None and box.counted != box.expected
+        ]
+    yesterday = day - dt.timedelta(days=1)
+    figures = statement(casino, yesterday)
+    return CountRoom(
+        waiting=waiting,
+        last_count=last,
+        last_differences=differences,
+        yesterday=yesterday,
+        yesterday_result=figures.result,
+        yesterday_closed=figures.closed is not None,
     )

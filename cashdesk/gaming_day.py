@@ -53,7 +53,7 @@ class Statement:
 
     @property
     def result(self) -> Decimal:
-        return sum((row["result"] for row in self.rows if row.get("_total")), ZERO)
+        return sum((row["result"] or ZERO for row in self.rows if row.get("_total")), ZERO)
 
 
 def _day_boxes(casino: Casino, day: dt.date) -> list[DroppedBox]:
@@ -170,7 +170,7 @@ def statement(casino: Casino, day: dt.date) -> Statement:
         )
     if result.adjustments:
         total = result.rows[-1]
-        total["result"] += sum((adjustment.amount for adjustment in result.adjustments), ZERO)
+        total["result"] = (total["result"] or ZERO) + sum((adjustment.amount for adjustment in result.adjustments), ZERO)
         total["line"] = _("Casino, with the adjustments")
     return result
 

@@ -17,6 +17,7 @@ from cashdesk.dashboard import (
     cash_per_kiosk,
     liability_trend,
     open_exceptions,
+    count_room_today,
     tables_today,
     tickets_per_hour,
 )
@@ -72,6 +73,7 @@ def dashboard(request: StaffRequest) -> HttpResponse:
         "kiosk_capacity": casino.kiosk_cash_capacity,
         "exceptions": open_exceptions(casino, now),
         "tables": tables_today(casino, day),
+        "count_room": count_room_today(casino, day),
         **_dashboard_charts(day, hours, trend, desks),
     }
     return render(request, "cashdesk/dashboard.html", context)

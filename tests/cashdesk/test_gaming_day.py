@@ -9,6 +9,7 @@ import pytest
 import time_machine
 from django.db import IntegrityError, transaction
 
+from cashdesk.dashboard import count_room_today
 from cashdesk.errors import CashDeskError
 from cashdesk.gaming_day import statement
 from cashdesk.models import CashTransaction, GamingDayClose, Leg, TransactionKind
@@ -111,3 +112,13 @@ def test_a_day_with_a_box_not_counted_does_not_close(casino, machine, team):  # 
             gaming_day_close(casino=casino, day=DAY, user=manager)
         assert statement(casino, DAY).uncounted[0].box_number == "B-1"
     assert not CashTransaction.objects.filter(kind=TransactionKind.BOX_COUNT).exists()
+
+
+def test_the_dashboard_shows_the_boxes_out_the_last_count_and_yesterday_s_result(casino, counted_day, machine, team):  # noqa: F811
+    with time_machine.travel(dt.datetime(2026, 12, 4, 12, 0, tzinfo=VILNIUS)):
+        drop = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
+        box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-2", bills_in=Decimal("1200"))
+        tile = count_room_today(casino, dt.date(2026, 12, 4))
+    assert tile.waiting == 1
+    assert tile.last_differences == [Decimal("20.00")]  # the 20 too many in machine 1001's box on the 3rd
+    assert (tile.yesterday, tile.yesterday_result, tile.yesterday_closed) == (DAY, Decimal("270.00"), False)
