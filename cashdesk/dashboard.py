@@ -16,9 +16,9 @@ from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
 from cashdesk.books import physical_balances
+from cashdesk.gaming_day import statement
 from cashdesk.items import Item
 from cashdesk.kiosk_selectors import KioskCash, kiosk_cash
-from cashdesk.gaming_day import statement
 from cashdesk.models import (
     CountRequest,
     DroppedBox,

@@ -170,7 +170,9 @@ def statement(casino: Casino, day: dt.date) -> Statement:
         )
     if result.adjustments:
         total = result.rows[-1]
-        total["result"] = (total["result"] or ZERO) + sum((adjustment.amount for adjustment in result.adjustments), ZERO)
+        total["result"] = (total["result"] or ZERO) + sum(
+            (adjustment.amount for adjustment in result.adjustments), ZERO
+        )
         total["line"] = _("Casino, with the adjustments")
     return result
 

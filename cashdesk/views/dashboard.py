@@ -15,9 +15,9 @@ from cashdesk.dashboard import (
     LiabilityPoint,
     cash_per_desk,
     cash_per_kiosk,
+    count_room_today,
     liability_trend,
     open_exceptions,
-    count_room_today,
     tables_today,
     tickets_per_hour,
 )
