@@ -48,8 +48,8 @@ class Statement:
 
     @property
     def closable(self) -> bool:
-        """Every box dropped on the day is counted and approved, and the day is not closed."""
-        return self.closed is None and not self.uncounted
+        """Boxes were dropped on the day, all counted and approved, and the day is not closed."""
+        return self.closed is None and bool(self.boxes) and not self.uncounted
 
     @property
     def result(self) -> Decimal:

@@ -41,7 +41,8 @@ def _label(row: dict[str, Any]) -> str:
 
 
 def _amount(value: Decimal | None) -> str:
-    return "—" if value is None else format_eur(value)
+    """The table's amounts without the currency (the page says EUR once): ten columns of seven figures fit."""
+    return "—" if value is None else format_eur(value).removesuffix("\u00a0EUR")
 
 
 def statement_pdf(statement: Statement) -> bytes:
@@ -55,7 +56,7 @@ def statement_pdf(statement: Statement) -> bytes:
         size=13,
     )
     page.text(f"{statement.casino.address} · licencija / licence {statement.casino.licence_number}")
-    page.text(f"Spausdinta / Printed: {_local(timezone.now())}")
+    page.text(f"Spausdinta / Printed: {_local(timezone.now())} · Sumos eurais / Amounts in EUR")
     page.y -= 3 * mm
     rows = [
         [
@@ -66,7 +67,7 @@ def statement_pdf(statement: Statement) -> bytes:
         ]
         for row in statement.rows
     ]
-    _table(page, HEADERS, rows, size=7.5)
+    _table(page, HEADERS, rows, size=7)
     page.y -= 4 * mm
     _differences(page, statement)
     page.y -= 4 * mm

@@ -482,11 +482,13 @@ def _page(
 
 def _gaming_day_context(request: StaffRequest, day: dt.date) -> dict[str, Any]:
     """The statement's state, its boxes, and the manager's forms: close the day, or adjust it once closed."""
-    figures = gaming_day.statement(staff_casino(request), day)
+    casino = staff_casino(request)
+    figures = gaming_day.statement(casino, day)
     manager = request.user.has_perm("staff.close_gaming_day")
+    over = day < casino.gaming_day(timezone.now())
     lines = [(row["key"], row["line"]) for row in figures.rows if not row.get("_adjustment")]
     return {
         "statement": figures,
-        "close_form": OperationForm() if manager and figures.closable else None,
+        "close_form": OperationForm() if manager and over and figures.closable else None,
         "adjust_form": GamingDayAdjustForm(lines=lines) if manager and figures.closed else None,
     }

@@ -14,7 +14,7 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 import pytest
 from django.db import transaction
-from django.utils import translation
+from django.utils import timezone, translation
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
@@ -510,3 +510,48 @@ def test_table_slip(paper, language):
         void = printing.table_slip_pdf(voided)
         save_for_eyes(f"table-slip-void-{language}", void)
         assert_laid_out(void, voided.number_display, "VOID")
+
+
+def test_gaming_day_statement(paper):
+    """The gaming day statement of 40 machines and 12 tables with seven-figure amounts, closed and adjusted, with
+    the longest names: every word on the page, none over another."""
+    from cashdesk.gaming_day import AMOUNTS, Statement, written
+    from cashdesk.models import GamingDayAdjustment, GamingDayClose
+    from cashdesk.statement_pdf import statement_pdf
+    from machines.chains import chain_and_save
+
+    casino = paper["casino"]
+    big = Decimal("-1234567.891")
+    rows = [
+        {"line": f"Machine {1000 + n}", "key": f"machine:ADM-{1000 + n}", **dict.fromkeys(AMOUNTS, big)}
+        for n in range(40)
+    ]
+    rows += [{"line": f"Table T{n}", "key": f"table:ADM12345-{n}", **dict.fromkeys(AMOUNTS, big)} for n in range(12)]
+    rows.append({"line": "Casino", "key": "casino", "_total": True, **dict.fromkeys(AMOUNTS, Decimal("-98765432.109"))})
+    manager = make_user("Vadovas-Aleksandras-Konstantinas-Juozapavičius", "manager")
+    closed = chain_and_save(
+        GamingDayClose(
+            casino=casino,
+            gaming_day=dt.date(2026, 12, 3),
+            closed_by=manager,
+            closed_at=timezone.now(),
+            figures={"rows": written(rows)},
+        ),
+        casino_id=casino.pk,
+    )
+    adjustment = chain_and_save(
+        GamingDayAdjustment(
+            day=closed,
+            line="table:ADM12345-3",
+            amount=Decimal("-25.00"),
+            reason="Stalo dėžėje rastas neįrašytas pirkimas, patikrinta vaizdo įrašuose",
+            made_by=manager,
+            made_at=timezone.now(),
+        ),
+        casino_id=casino.pk,
+    )
+    data = statement_pdf(
+        Statement(casino=casino, day=closed.gaming_day, rows=rows, closed=closed, adjustments=[adjustment])
+    )
+    save_for_eyes("gaming-day-statement", data)
+    assert_laid_out(data, "GAMING DAY STATEMENT", "ADM-1039", "ADM12345-11", closed.chain_mac[:16], "patikrinta")

@@ -1,6 +1,6 @@
 // The count room's forms with a barcode scanner as a keyboard: a scanner types the code and presses Enter. In a
-// one-line field Enter goes to the next field instead of sending the form half filled; in the tickets' box it
-// starts the next line (the browser does that itself). The form is sent with its button, or Enter on it.
+// one-line field Enter goes on to the next field instead of sending the form half filled; in the tickets' box it
+// starts the next line (the browser does that itself). From the form's last field, Enter sends it.
 (function () {
   "use strict";
   document.addEventListener("keydown", function (event) {
@@ -11,16 +11,17 @@
     if (field.tagName !== "INPUT" || field.type === "submit") {
       return;
     }
-    event.preventDefault();
     var fields = Array.prototype.filter.call(field.form.elements, function (element) {
-      return !element.disabled && element.type !== "hidden" && element.tagName !== "FIELDSET";
+      return !element.disabled && element.type !== "hidden" && /^(INPUT|SELECT|TEXTAREA)$/.test(element.tagName);
     });
     var next = fields[fields.indexOf(field) + 1];
-    if (next) {
-      next.focus();
-      if (next.select) {
-        next.select();
-      }
+    if (!next) {
+      return; // the last field: Enter sends the form
+    }
+    event.preventDefault();
+    next.focus();
+    if (next.select) {
+      next.select();
     }
   });
 })();
