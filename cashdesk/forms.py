@@ -654,8 +654,45 @@ class BoxTallyForm(OperationForm):
             max_length=40_000,
             widget=forms.Textarea(attrs={"rows": 8, "autocomplete": "off", "inputmode": "numeric"}),
         )
+        self.fields["note_file"] = forms.FileField(
+            label=_("Or the note counter's file (CSV: value, pieces)"),
+            required=False,
+            widget=forms.ClearableFileInput(attrs={"accept": ".csv,.txt,text/csv,text/plain"}),
+        )
+        self.order_fields(["box_number", *(f"note_{int(value)}" for value in NOTES), "note_file", "tickets"])
+
+    def clean_note_file(self) -> dict[str, int] | None:
+        """A note counter's export: a line per denomination, "50,12" (or ; or a tab between; a header line and
+        "50.00" or "EUR 50" allowed). The same value twice is added up."""
+        upload = self.cleaned_data.get("note_file")
+        if not upload:
+            return None
+        if upload.size > 64 * 1024:
+            raise forms.ValidationError(_("The note counter's file is too large."))
+        try:
+            text = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise forms.ValidationError(_("The note counter's file is not text (UTF-8).")) from None
+        counted: dict[str, int] = {}
+        for number, line in enumerate(text.splitlines(), start=1):
+            parts = [part.strip() for part in re.split(r"[,;\t]", line) if part.strip()]
+            if not parts or (number == 1 and not re.search(r"\d", parts[0])):
+                continue  # a blank line, or the header
+            value = re.sub(r"(?i)eur|€|\s", "", parts[0]).replace(",", ".")
+            if len(parts) != 2 or not re.fullmatch(r"\d+(\.0+)?", value) or not parts[1].isdigit():
+                raise forms.ValidationError(
+                    _("Line %(n)s of the note counter's file is not value, pieces.") % {"n": number}
+                )
+            key = str(int(Decimal(value)))
+            if key not in {str(int(note)) for note in NOTES}:
+                raise forms.ValidationError(_("Line %(n)s: not a euro note of 5 to 500.") % {"n": number})
+            counted[key] = counted.get(key, 0) + int(parts[1])
+        return counted
 
     def notes(self) -> dict[str, int]:
+        """The notes by value: from the note counter's file when one was given, else as typed."""
+        if self.cleaned_data.get("note_file"):
+            return dict(self.cleaned_data["note_file"])
         return {str(int(value)): self.cleaned_data.get(f"note_{int(value)}") or 0 for value in NOTES}
 
     def tickets(self) -> list[str]:

@@ -182,18 +182,26 @@ def _last_readings_at_or_before(casino: Casino, moment: dt.datetime, using: str)
     return {reading.machine_id: reading for reading in before.filter(id=Subquery(latest))}
 
 
-def meter_changes(
-    casino: Casino, begin: dt.datetime, finish: dt.datetime, meter: str, *, using: str = "default"
-) -> dict[int, Figure | None]:
-    """Each machine's change of one meter from its last reading at or before `begin` to its last at or before
-    `finish` (resets bridged); a machine that sent no reading in the window is left out."""
-    in_window: dict[int, list[MeterReading]] = {}
+def _readings_in_window(
+    casino: Casino, begin: dt.datetime, finish: dt.datetime, using: str
+) -> dict[int, list[MeterReading]]:
+    """Each machine's readings after `begin` up to `finish`, in time order."""
+    found: dict[int, list[MeterReading]] = {}
     for reading in (
         MeterReading.objects.using(using)
         .filter(machine__casino=casino, read_at__gt=begin, read_at__lte=finish)
         .order_by("machine_id", "read_at", "id")
     ):
-        in_window.setdefault(reading.machine_id, []).append(reading)
+        found.setdefault(reading.machine_id, []).append(reading)
+    return found
+
+
+def meter_changes(
+    casino: Casino, begin: dt.datetime, finish: dt.datetime, meter: str, *, using: str = "default"
+) -> dict[int, Figure | None]:
+    """Each machine's change of one meter from its last reading at or before `begin` to its last at or before
+    `finish` (resets bridged); a machine that sent no reading in the window is left out."""
+    in_window = _readings_in_window(casino, begin, finish, using)
     starts = _last_readings_at_or_before(casino, begin, using)
     return {
         machine_id: meter_change(([starts[machine_id]] if machine_id in starts else []) + readings, meter)
@@ -207,13 +215,7 @@ def reconcile_window(
     """As `reconcile_day`, over any window: readings after `begin` up to `finish`, tickets from `begin` to before
     `finish`; the start is each machine's last reading at or before `begin` (the floor simulator's run)."""
     day = day if day is not None else casino.gaming_day(begin)
-    in_day: dict[int, list[MeterReading]] = {}
-    for reading in (
-        MeterReading.objects.using(using)
-        .filter(machine__casino=casino, read_at__gt=begin, read_at__lte=finish)
-        .order_by("machine_id", "read_at", "id")
-    ):
-        in_day.setdefault(reading.machine_id, []).append(reading)
+    in_day = _readings_in_window(casino, begin, finish, using)
     starts = _last_readings_at_or_before(casino, begin, using)
     printed = _ticket_totals(casino, "issuing_machine", "printed_at", begin, finish, using)
     redeemed = _ticket_totals(casino, "redeemed_by_machine", "redeemed_at", begin, finish, using)

@@ -215,7 +215,7 @@ def box_count(request: StaffRequest, pk: int) -> HttpResponse:
     box = get_object_or_404(
         DroppedBox.objects.select_related("drop", "machine", "table"), pk=pk, drop__casino=staff_casino(request)
     )
-    form = BoxTallyForm(request.POST or None)
+    form = BoxTallyForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
             count_room.box_tally(

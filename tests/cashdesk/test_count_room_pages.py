@@ -2,8 +2,10 @@
 blind, and a count supervisor approves it; nothing of a box's figures is on a page before two counts agree."""
 
 import re
+from decimal import Decimal
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
 from cashdesk.models import DroppedBox, DropRun
@@ -76,3 +78,26 @@ def test_a_difference_beyond_the_limit_asks_for_its_reason_on_the_page(casino, t
         f"/count/drops/{drop.pk}/approve/", {"operation_key": key(page), f"reason_{box.pk}": "investigation"}
     )
     assert DroppedBox.objects.get().reason == "investigation"
+
+
+def test_the_notes_come_from_the_note_counter_s_file_or_a_clear_error(casino, team, slot):  # noqa: F811
+    machine, _tickets = slot
+    drop = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
+    box = box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1")
+    counter = logged_in_client(team["counter1"], casino, raise_errors=True)
+    counter.post(f"/count/drops/{drop.pk}/", {"arrive": "1", "arrive-box_number": "B-1"})
+    form = counter.get(f"/count/boxes/{box.pk}/")
+    wrong = SimpleUploadedFile("count.csv", b"Denomination;Pieces\n50;1\n30;2\n", content_type="text/csv")
+    with translation.override("en"):
+        refused = counter.post(
+            f"/count/boxes/{box.pk}/", {"operation_key": key(form), "box_number": "B-1", "note_file": wrong}
+        )
+    assert "Line 3: not a euro note of 5 to 500." in refused.content.decode()
+    assert not box.tallies.exists()
+    export = SimpleUploadedFile("count.csv", b"Denomination;Pieces\nEUR 50;1\n20.00;2\n10;1\n", content_type="text/csv")
+    counter.post(
+        f"/count/boxes/{box.pk}/",
+        {"operation_key": key(form), "box_number": "B-1", "note_50": "7", "note_file": export, "tickets": ""},
+    )
+    tally = box.tallies.get()
+    assert (tally.notes, tally.cash) == ({"50": 1, "20": 2, "10": 1}, Decimal("100.00"))
