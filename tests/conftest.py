@@ -150,12 +150,18 @@ ALONE_MODULES = {
 }
 
 
+# Slow tests of those folders that share nothing with any other test (a scratch database named afresh, files under
+# their own tmp_path, subprocesses of their own and no server): they run on every core with the rest.
+SHARES_NOTHING = {"test_upgrade_from_the_previous_release"}
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.path.is_relative_to(folder) for folder in SLOW_FOLDERS):
             item.add_marker(pytest.mark.slow)
-            item.add_marker(pytest.mark.alone)
+            if getattr(item, "originalname", item.name) not in SHARES_NOTHING:
+                item.add_marker(pytest.mark.alone)
         elif item.path.name in ALONE_MODULES and item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.alone)
 
