@@ -39,6 +39,7 @@ from cashdesk.models import (
 from cashdesk.services.ledger import post_transaction, vault_of
 from cashdesk.services.once import BOX_TALLY, DROP_RUN
 from cashdesk.services.posting import Legs, cash
+from casino_office.money import format_money
 from machines.chains import chain_and_save
 from machines.models import Casino, GamingTable, Machine, MeterReading, Place
 from staff.models import StaffAssignment
@@ -50,6 +51,8 @@ from tickets.numbers import InvalidValidationNumber, parse_validation_number
 DOOR_READING_WINDOW = dt.timedelta(minutes=15)
 NOTE_VALUES: dict[str, Decimal] = {str(int(value)): value for value in NOTES}
 CENT = Decimal("0.01")
+# More notes than this in one machine's box since its last drop is a misread meter, not a box.
+MOST_NOTES_IN_A_BOX = Decimal("1000000.00")
 
 
 def staff_of(user: User, casino: Casino, permission: str, refusal: str) -> None:
@@ -169,6 +172,12 @@ def _machine_box_out(removal: DroppedBox, machine: Machine, typed: Decimal | Non
     before = _meter_before(removal.place, machine)
     # A meter lower than before was cleared (RAM clear or rollover): it counts from zero, as the reconciliation does.
     removal.expected = (meter if meter < before else meter - before).quantize(CENT)
+    if removal.expected > MOST_NOTES_IN_A_BOX:
+        raise CashDeskError(
+            "meter",
+            _("By this meter the box would hold more than %(most)s: check the meter and type it again.")
+            % {"most": format_money(MOST_NOTES_IN_A_BOX)},
+        )
     if removal.expected > 0:
         removal.removal_transaction = post_transaction(
             shift=None,

@@ -222,6 +222,8 @@ def test_without_a_door_reading_the_team_types_the_meter(casino, team, machine):
     drop = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
     with pytest.raises(CashDeskError, match="type the notes meter"):
         box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1")
+    with pytest.raises(CashDeskError, match="check the meter"):  # a misread meter, not a box: nothing written
+        box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1", bills_in=Decimal("9" * 15))
     box = box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1", bills_in=Decimal("250"))
     assert (box.expected, box.meters_typed) == (Decimal("250.00"), True)
 
