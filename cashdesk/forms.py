@@ -679,7 +679,11 @@ class BoxTallyForm(OperationForm):
             if not parts or (number == 1 and not re.search(r"\d", parts[0])):
                 continue  # a blank line, or the header
             value = re.sub(r"(?i)eur|€|\s", "", parts[0]).replace(",", ".")
-            if len(parts) != 2 or not re.fullmatch(r"\d+(\.0+)?", value) or not parts[1].isdigit():
+            if (
+                len(parts) != 2
+                or not re.fullmatch(r"[0-9]+(\.0+)?", value)
+                or not re.fullmatch(r"[0-9]{1,6}", parts[1])
+            ):
                 raise forms.ValidationError(
                     _("Line %(n)s of the note counter's file is not value, pieces.") % {"n": number}
                 )
@@ -687,6 +691,8 @@ class BoxTallyForm(OperationForm):
             if key not in {str(int(note)) for note in NOTES}:
                 raise forms.ValidationError(_("Line %(n)s: not a euro note of 5 to 500.") % {"n": number})
             counted[key] = counted.get(key, 0) + int(parts[1])
+            if counted[key] > 100_000:
+                raise forms.ValidationError(_("Line %(n)s: more than 100 000 notes of one value.") % {"n": number})
         return counted
 
     def notes(self) -> dict[str, int]:

@@ -93,7 +93,28 @@ def _machine_rows(casino: Casino, day: dt.date, boxes: list[DroppedBox]) -> list
         row["turnover"] = Decimal(turnover) if turnover is not None else None
         if any(row[name] for name in ("notes", "tickets_in", "tickets_out", "handpays", "receipts", "turnover")):
             rows.append(row)
+    # A machine not in the reconciliation (not enrolled, silent all day) whose box was counted: its notes count.
+    listed = {row["key"] for row in rows}
+    for box in boxes:
+        dropped = box.machine
+        if dropped is None or dropped.pk not in notes or f"machine:{dropped.asset_number}" in listed:
+            continue
+        listed.add(f"machine:{dropped.asset_number}")
+        rows.append(_notes_only(dropped.asset_number, notes[dropped.pk]))
     return rows
+
+
+def _notes_only(asset_number: str, notes: Decimal) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "line": _("Machine %(m)s") % {"m": asset_number},
+        "key": f"machine:{asset_number}",
+        **dict.fromkeys(AMOUNTS, ZERO),
+        "table_win": None,
+        "count_difference": None,
+        "turnover": None,
+    }
+    row["notes"] = row["result"] = notes
+    return row
 
 
 def _table_rows(casino: Casino, day: dt.date, boxes: list[DroppedBox]) -> list[dict[str, Any]]:
@@ -174,6 +195,7 @@ def statement(casino: Casino, day: dt.date) -> Statement:
             (adjustment.amount for adjustment in result.adjustments), ZERO
         )
         total["line"] = _("Casino, with the adjustments")
+        total["_adjusted"] = True
     return result
 
 

@@ -36,7 +36,7 @@ def _label(row: dict[str, Any]) -> str:
     if row.get("_adjustment"):
         return f"Koregavimas / Adjustment · {row['line']}"
     if row.get("_total"):
-        return "KAZINO / CASINO" + (" (su koregavimais / with adjustments)" if "adjust" in str(row["line"]) else "")
+        return "KAZINO / CASINO" + (" (su koregavimais / with adjustments)" if row.get("_adjusted") else "")
     return {"machine": f"Automatas / Machine {name}", "table": f"Stalas / Table {name}"}.get(kind, str(row["line"]))
 
 

@@ -33,6 +33,7 @@ from cashdesk.models import (
     DifferenceReason,
     DroppedBox,
     DropRun,
+    GamingDayClose,
     TablePlaces,
     TransactionKind,
 )
@@ -46,6 +47,7 @@ from staff.models import StaffAssignment
 from tickets.desk import tickets_collected
 from tickets.models import Ticket
 from tickets.numbers import InvalidValidationNumber, parse_validation_number
+from tickets.reconciliation import meter_change
 
 # A note meter the machine sent this long before the removal counts as read at its door opening.
 DOOR_READING_WINDOW = dt.timedelta(minutes=15)
@@ -75,7 +77,7 @@ def machine_box(machine: Machine) -> Place:
         defaults={
             "casino": machine.casino,
             "kind": Place.Kind.DROP_BOX,
-            "code": f"BOX-{machine.asset_number}"[:16],
+            "code": f"BOX-M{machine.pk}",  # unique whatever the asset number's length
             "name": (_("Drop box %(machine)s") % {"machine": machine.asset_number})[:64],
             "cash_limit_enforced": False,
         },
@@ -122,12 +124,19 @@ def box_remove(
         raise CashDeskError("box_number", _("Scan the box's number (up to 32 characters)."))
     if (machine is None) == (table is None):
         raise CashDeskError("machine_or_table", _("Choose one slot machine or one table."))
+    staff_of(user, drop.casino, "staff.drop_boxes", _("Only the drop team takes boxes out."))
     if user.pk not in (drop.started_by_id, drop.witness_id):
         raise CashDeskError("not_allowed", _("Only this run's drop team takes its boxes out."))
     owner = machine or table
     if owner is None or owner.casino_id != drop.casino_id:
         raise CashDeskError("other_casino", _("That machine or table is not this casino's."))
     with transaction.atomic():
+        # The run first (as the approval locks it): a box is never added to a run being approved.
+        drop = DropRun.objects.select_for_update(of=("self",)).select_related("casino").get(pk=drop.pk)
+        if drop.approved_at is not None:
+            raise CashDeskError("drop_counted", _("This drop run is counted and closed."))
+        if GamingDayClose.objects.filter(casino_id=drop.casino_id, gaming_day=drop.gaming_day).exists():
+            raise CashDeskError("day_closed", _("This run's gaming day is closed."))
         place = machine_box(machine) if machine else TablePlaces.objects.get(table=table).drop_box
         place = Place.objects.select_for_update(of=("self",)).select_related("casino").get(pk=place.pk)
         earlier = DroppedBox.objects.filter(drop=drop, place=place).first()
@@ -135,8 +144,6 @@ def box_remove(
             return earlier
         if DroppedBox.objects.filter(drop__approved_at__isnull=True, place=place).exists():
             raise CashDeskError("box_out", _("This box is out on another drop run that is not counted yet."))
-        if DropRun.objects.filter(pk=drop.pk, approved_at__isnull=False).exists():
-            raise CashDeskError("drop_counted", _("This drop run is counted and closed."))
         now = timezone.now()
         removal = DroppedBox(
             drop=drop, place=place, machine=machine, table=table, box_number=box_number, removed_by=user, removed_at=now
@@ -168,10 +175,7 @@ def _machine_box_out(removal: DroppedBox, machine: Machine, typed: Decimal | Non
                 _("The machine sent no notes meter at its door opening: type the notes meter its screen shows."),
             )
         removal.meter_reading, removal.bills_in_meter = reading, reading.bills_in_amount
-    meter = removal.bills_in_meter or ZERO
-    before = _meter_before(removal.place, machine)
-    # A meter lower than before was cleared (RAM clear or rollover): it counts from zero, as the reconciliation does.
-    removal.expected = (meter if meter < before else meter - before).quantize(CENT)
+    removal.expected = _notes_since_last_drop(removal, machine).quantize(CENT)
     if removal.expected > MOST_NOTES_IN_A_BOX:
         raise CashDeskError(
             "meter",
@@ -193,15 +197,23 @@ def _machine_box_out(removal: DroppedBox, machine: Machine, typed: Decimal | Non
     return removal
 
 
-def _meter_before(place: Place, machine: Machine) -> Decimal:
-    """The notes meter when the box was last taken out; before its first removal, the machine's first reading."""
-    last = DroppedBox.objects.filter(place=place).order_by("-removed_at", "-id").first()
-    if last is not None and last.bills_in_meter is not None:
-        return last.bills_in_meter
-    first = (
-        MeterReading.objects.filter(machine=machine, bills_in_amount__isnull=False).order_by("read_at", "id").first()
-    )
-    return first.bills_in_amount if first is not None and first.bills_in_amount is not None else ZERO
+def _notes_since_last_drop(removal: DroppedBox, machine: Machine) -> Decimal:
+    """The notes meter's change since the box's last removal (before its first, since the machine's first reading).
+    Over the machine's readings in between when both ends are readings, a reset bridged as the reconciliation does
+    it (tickets.reconciliation.meter_change); from the two figures when one was typed (a lower one counts from 0)."""
+    last = DroppedBox.objects.filter(place=removal.place).select_related("meter_reading").order_by("-removed_at", "-id")
+    previous = last.first()
+    readings = MeterReading.objects.filter(machine=machine, bills_in_amount__isnull=False).order_by("read_at", "id")
+    start = previous.meter_reading if previous is not None else readings.first()
+    if start is not None and removal.meter_reading is not None and (previous is None or not previous.meters_typed):
+        between = readings.filter(read_at__gt=start.read_at, read_at__lte=removal.meter_reading.read_at)
+        return Decimal(meter_change([start, *between], "bills_in_amount") or 0)
+    if previous is not None and previous.bills_in_meter is not None:
+        before = previous.bills_in_meter
+    else:
+        before = start.bills_in_amount if start is not None and start.bills_in_amount is not None else ZERO
+    meter = removal.bills_in_meter or ZERO
+    return meter if meter < before else meter - before
 
 
 def box_arrive(*, box: DroppedBox, user: User, box_number: str) -> DroppedBox:
@@ -256,9 +268,11 @@ def box_tally(
     staff_of(user, box.drop.casino, "staff.count_boxes", _("Only the count team counts boxes."))
     counted, numbers = counted_notes(notes), scanned_tickets(tickets)
     with transaction.atomic():
-        box = DroppedBox.objects.select_for_update().get(pk=box.pk)
+        box = DroppedBox.objects.select_for_update(of=("self",)).select_related("drop").get(pk=box.pk)
         if (done := BOX_TALLY.earlier(operation_key, user=user)) is not None:
             return done
+        if user.pk in (box.drop.started_by_id, box.drop.witness_id):
+            raise CashDeskError("drop_team", _("The drop team does not count the boxes it took out."))
         if box.arrived_at is None:
             raise CashDeskError("not_arrived", _("Scan the box in on its arrival first."))
         if box_number.strip() != box.box_number:
@@ -378,7 +392,13 @@ def count_approve(
                 return drop
             raise CashDeskError("count_approved", _("This count is approved already."))
         findings = _approvable(drop, user, reasons)
+        # Every box's place locked now, in id order, before any posting takes the books' chain head: a buy-in
+        # holding a table's tray and drop box never waits for the chain head this approval holds while it waits
+        # for that drop box.
+        list(Place.objects.select_for_update().filter(pk__in=[f.box.place_id for f in findings]).order_by("pk"))
         now = timezone.now()
+        for finding in findings:
+            tickets_collected(tickets=finding.matched, user=user, box=finding.box.box_number, at=now)
         counters = _counter_names(drop)
         for finding in findings:
             _post_box(finding, vault=vault, user=user, reason=reasons.get(finding.box.pk, ""), names=counters, at=now)
@@ -392,9 +412,8 @@ def _approvable(drop: DropRun, user: User, reasons: Mapping[int, str]) -> list[B
         raise CashDeskError("drop_team", _("The drop team does not approve the count of its own run."))
     if BoxTally.objects.filter(box__drop=drop, counter=user).exists():
         raise CashDeskError("counter", _("A counter of this run's boxes does not approve its count."))
+    # A run with no box is approved all the same: it is closed, with nothing to post.
     boxes = list(DroppedBox.objects.select_for_update(of=("self",)).filter(drop=drop).order_by("pk"))
-    if not boxes:
-        raise CashDeskError("no_boxes", _("No box was taken out on this run."))
     waiting = [box.box_number for box in boxes if box.counted is None]
     if waiting:
         raise CashDeskError(
@@ -440,6 +459,5 @@ def _post_box(finding: BoxFindings, *, vault: Place, user: User, reason: str, na
             note=_("Box %(box)s counted by %(names)s") % {"box": box.box_number, "names": names},
             at=at,
         )
-    tickets_collected(tickets=finding.matched, user=user, box=box.box_number, at=at)
     box.reason, box.count_transaction, box.closed_at = reason, posting, at
     box.save(update_fields=["reason", "count_transaction", "closed_at"])

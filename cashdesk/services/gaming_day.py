@@ -6,7 +6,7 @@ import datetime as dt
 from decimal import Decimal
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -32,7 +32,8 @@ def gaming_day_close(*, casino: Casino, day: dt.date, user: User, operation_key:
             return done
         if GamingDayClose.objects.filter(casino=casino, gaming_day=day).exists():
             raise CashDeskError("day_closed", _("This gaming day is closed already."))
-        if not DropRun.objects.filter(casino=casino, gaming_day=day).exists():
+        runs = DropRun.objects.filter(casino=casino, gaming_day=day)
+        if not runs.exists():
             raise CashDeskError("no_drop", _("No drop run was made on this gaming day: the boxes are not counted."))
         figures = statement(casino, day)
         if figures.uncounted:
@@ -40,6 +41,8 @@ def gaming_day_close(*, casino: Casino, day: dt.date, user: User, operation_key:
             raise CashDeskError(
                 "boxes_not_counted", _("Boxes of this day are not counted and approved: %(boxes)s.") % {"boxes": boxes}
             )
+        if runs.filter(approved_at__isnull=True).exists():  # a run with no box yet: a box could still join it
+            raise CashDeskError("drop_open", _("A drop run of this gaming day is not approved yet."))
         record = GamingDayClose(
             casino=casino,
             gaming_day=day,
@@ -48,7 +51,12 @@ def gaming_day_close(*, casino: Casino, day: dt.date, user: User, operation_key:
             figures={"rows": written(figures.rows)},
             operation_key=operation_key or None,
         )
-        return GAMING_DAY_CLOSE.once(operation_key, user=user, run=lambda: chain_and_save(record, casino_id=casino.pk))
+        try:
+            return GAMING_DAY_CLOSE.once(
+                operation_key, user=user, run=lambda: chain_and_save(record, casino_id=casino.pk)
+            )
+        except IntegrityError:  # another manager closed it at the same moment
+            raise CashDeskError("day_closed", _("This gaming day is closed already.")) from None
 
 
 def gaming_day_adjust(

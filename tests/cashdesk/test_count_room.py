@@ -5,6 +5,7 @@ import itertools
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -259,3 +260,47 @@ def test_a_kiosk_has_no_drop_box_of_its_own(casino):
     kiosk = MachineFactory(casino=casino, asset_number="K-9", kind="kiosk")
     with pytest.raises(CashDeskError, match="kiosk"):
         machine_box(kiosk)
+
+
+# --- Found in the review of the first version -------------------------------------------------------------------
+
+
+def test_a_reset_meter_is_bridged_over_the_readings_between_two_drops(casino, team, machine):
+    drop = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
+    notes_meter(machine, "1000")
+    box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1")  # the box is empty: 0
+    box = DroppedBox.objects.get()
+    counted_by_two(box, team, {})
+    count_approve(drop=drop, user=team["supervisor"], reasons={})
+    notes_meter(machine, "50")  # a RAM clear, then 50 in
+    notes_meter(machine, "1200")  # and 1 150 more: past the old figure
+    second = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
+    box = box_remove(drop=second, user=team["attendant"], machine=machine, box_number="B-1")
+    assert box.expected == Decimal("1200.00")  # 50 + 1 150, not 1 200 - 1 000
+
+
+def test_no_box_joins_an_approved_run_and_a_closed_day_takes_no_box(casino, team, machine):
+    drop = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
+    count_approve(drop=drop, user=team["supervisor"], reasons={})  # an empty run is approved: closed, nothing posted
+    with pytest.raises(CashDeskError, match="counted and closed"):
+        box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1", bills_in=Decimal("10"))
+    assert not DroppedBox.objects.exists()
+
+
+def test_machines_whose_asset_numbers_share_their_start_each_have_a_box(casino):
+    first = MachineFactory(casino=casino, asset_number="EGM-2024-00017")
+    second = MachineFactory(casino=casino, asset_number="EGM-2024-00018")
+    assert machine_box(first) != machine_box(second)
+
+
+def test_the_drop_team_does_not_count_the_boxes_it_took_out(casino, team, slot):
+    machine, tickets = slot
+    drop = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
+    box = box_remove(drop=drop, user=team["attendant"], machine=machine, box_number="B-1")
+    box_arrive(box=box, user=team["counter1"], box_number="B-1")
+    for member in ("attendant", "security"):
+        user = team[member]
+        user.user_permissions.add(Permission.objects.get(codename="count_boxes"))
+        user = type(user).objects.get(pk=user.pk)
+        with pytest.raises(CashDeskError, match="does not count"):
+            box_tally(box=box, user=user, box_number="B-1", notes={"100": 1}, tickets=tickets)

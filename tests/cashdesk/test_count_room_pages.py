@@ -93,6 +93,14 @@ def test_the_notes_come_from_the_note_counter_s_file_or_a_clear_error(casino, te
             f"/count/boxes/{box.pk}/", {"operation_key": key(form), "box_number": "B-1", "note_file": wrong}
         )
     assert "Line 3: not a euro note of 5 to 500." in refused.content.decode()
+    for bad, said in ((b"50;\xc2\xb2\n", "is not value, pieces"), (b"500;100000000\n", "is not value, pieces")):
+        with translation.override("en"):
+            refused = counter.post(
+                f"/count/boxes/{box.pk}/",
+                {"operation_key": key(form), "box_number": "B-1", "note_file": SimpleUploadedFile("c.csv", bad)},
+            )
+        assert refused.status_code == 200
+        assert said in refused.content.decode()
     assert not box.tallies.exists()
     export = SimpleUploadedFile("count.csv", b"Denomination;Pieces\nEUR 50;1\n20.00;2\n10;1\n", content_type="text/csv")
     counter.post(

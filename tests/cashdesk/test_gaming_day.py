@@ -12,12 +12,13 @@ from django.db import IntegrityError, transaction
 from cashdesk.dashboard import count_room_today
 from cashdesk.errors import CashDeskError
 from cashdesk.gaming_day import statement
-from cashdesk.models import CashTransaction, GamingDayClose, Leg, TransactionKind
+from cashdesk.models import CashTransaction, DropRun, GamingDayClose, Leg, TransactionKind
 from cashdesk.services.count_room import box_remove, count_approve, drop_start
 from cashdesk.services.gaming_day import gaming_day_adjust, gaming_day_close
 from cashdesk.services.tables import table_buy_in, table_close, table_open
 from cashdesk.statement_pdf import statement_pdf
 from machines.chains import journals
+from machines.models import Machine
 from tests.cashdesk.test_count_room import counted_by_two, notes_meter, played_in, staff, team  # noqa: F401
 from tests.cashdesk.test_kiosks import assert_books_balance
 from tests.cashdesk.test_table_day import FLOAT
@@ -122,3 +123,24 @@ def test_the_dashboard_shows_the_boxes_out_the_last_count_and_yesterday_s_result
     assert tile.waiting == 1
     assert tile.last_differences == [Decimal("20.00")]  # the 20 too many in machine 1001's box on the 3rd
     assert (tile.yesterday, tile.yesterday_result, tile.yesterday_closed) == (DAY, Decimal("270.00"), False)
+
+
+def test_a_day_with_a_drop_run_not_approved_does_not_close_and_a_closed_day_takes_no_box(casino, counted_day, team):  # noqa: F811
+    manager = staff(casino, "vadovas", "manager")
+    late = Machine.objects.get(casino=casino, asset_number="2002")
+    with time_machine.travel(dt.datetime(2026, 12, 3, 21, 0, tzinfo=VILNIUS)):
+        open_run = drop_start(casino=casino, user=team["attendant"], witness=team["security"])
+    with time_machine.travel(dt.datetime(2026, 12, 4, 12, 0, tzinfo=VILNIUS)):
+        with pytest.raises(CashDeskError, match="not approved"):
+            gaming_day_close(casino=casino, day=DAY, user=manager)
+        count_approve(drop=open_run, user=team["supervisor"], reasons={})  # nothing was taken out on it
+        gaming_day_close(casino=casino, day=DAY, user=manager)
+    reopened = DropRun.objects.create(
+        casino=casino,
+        gaming_day=DAY,
+        started_by=team["attendant"],
+        witness=team["security"],
+        started_at=open_run.started_at,
+    )
+    with pytest.raises(CashDeskError, match="closed"):
+        box_remove(drop=reopened, user=team["attendant"], machine=late, box_number="B-9", bills_in=Decimal("1"))

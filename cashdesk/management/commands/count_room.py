@@ -25,6 +25,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -79,9 +80,12 @@ class Command(BaseCommand):
             self.stdout.write("No box to count.")
             return
         try:
-            findings = self._drop_and_count(casino, contents)
+            with transaction.atomic():  # all of it, or nothing: no run left half done
+                findings = self._drop_and_count(casino, contents)
         except CashDeskError as error:
             raise CommandError(error.message) from None
+        except (TypeError, ValueError, AttributeError) as error:
+            raise CommandError(f"--count: what a box holds is notes by value and tickets ({error})") from None
         if options["json"]:
             self.stdout.write(json.dumps(findings, indent=1))
         else:
@@ -129,8 +133,12 @@ class Command(BaseCommand):
         return {machine.asset_number: {"as_metered": True} for machine in never}
 
     def _drop_and_count(self, casino: Casino, contents: dict[str, Any]) -> list[dict[str, Any]]:
-        attendant, security = _staff("floor_attendant", casino)[0], _staff("security_officer", casino)[0]
-        counters, supervisor = _staff("counter", casino)[:2], _staff("count_supervisor", casino)[0]
+        team = {role: _staff(role, casino) for role in ("floor_attendant", "security_officer", "counter")}
+        team["count_supervisor"] = _staff("count_supervisor", casino)
+        if len(team["counter"]) < 2 or not all(team.values()):
+            raise CommandError(f"{casino.code} lacks seed_demo's drop and count team: run seed_demo")
+        attendant, security = team["floor_attendant"][0], team["security_officer"][0]
+        counters, supervisor = team["counter"][:2], team["count_supervisor"][0]
         drop = drop_start(casino=casino, user=attendant, witness=security)
         boxes = []
         for asset, held in sorted(contents.items()):
