@@ -37,6 +37,7 @@ class StaffAssignment(models.Model):
             ("work_pit", "Work the gaming tables of a casino from the pit (pit supervisor, shift supervisor)"),
             ("record_table_limits", "Record the general director's orders of table limits (manager)"),
             ("drop_boxes", "Remove drop boxes on the drop run (floor attendant, security officer)"),
+            ("witness_drop", "Witness a drop run (security officer)"),
             ("count_boxes", "Count drop boxes in the count room (counter, count supervisor)"),
             ("approve_count", "Approve a count of drop boxes into the vault (count supervisor)"),
             ("close_gaming_day", "Close a gaming day and adjust a closed one, with the reason (manager)"),

@@ -10,7 +10,7 @@ ROLES: dict[str, list[str]] = {
     "cashier": ["staff.operate_desk"],
     "floor_attendant": ["staff.record_receipt", "staff.drop_boxes"],
     # The drop team's second person (issue 25): walks the drop run with the floor attendant.
-    "security_officer": ["staff.drop_boxes"],
+    "security_officer": ["staff.drop_boxes", "staff.witness_drop"],
     # The count team (issue 25): counters count each box blind to each other; the count supervisor approves the
     # count into the vault and may count, but never approves a count of a box they counted.
     "counter": ["staff.count_boxes"],

@@ -91,6 +91,8 @@ def drop_start(*, casino: Casino, user: User, witness: User, operation_key: str 
     if witness.pk == user.pk:
         raise CashDeskError("same_person", _("The witness is the drop team's second person, not you."))
     staff_of(witness, casino, "staff.drop_boxes", _("The witness must be on this casino's drop team."))
+    if not casino.drop_witness_any and not witness.has_perm("staff.witness_drop"):
+        raise CashDeskError("witness", _("The witness of a drop run is a security officer (as the casino sets)."))
     with transaction.atomic():
         now = timezone.now()
         return DROP_RUN.once(

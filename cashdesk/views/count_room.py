@@ -65,10 +65,12 @@ def _drop(request: StaffRequest, pk: int) -> DropRun:
 
 
 def _witnesses(request: StaffRequest) -> "list[User]":
+    """Who may witness a drop run: a security officer, or any of the drop team where the casino lets them."""
     casino = staff_casino(request)
+    codename = "drop_boxes" if casino.drop_witness_any else "witness_drop"
     return list(
         User.objects.filter(is_active=True, assignment__casino=casino)
-        .filter(Q(groups__permissions__codename="drop_boxes") | Q(user_permissions__codename="drop_boxes"))
+        .filter(Q(groups__permissions__codename=codename) | Q(user_permissions__codename=codename))
         .exclude(pk=request.user.pk)
         .distinct()
         .order_by("first_name", "last_name", "username")

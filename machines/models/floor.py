@@ -188,6 +188,13 @@ class Casino(models.Model):
         verbose_name=_("count difference per cent"),
         help_text=_("A drop box counted off its expected content by more than this share of it needs a reason."),
     )
+    # The drop team (issue 25): whoever records the drop run and a witness, two people of the drop team; the witness
+    # a security officer unless the casino lets any second member of the drop team witness it.
+    drop_witness_any = models.BooleanField(
+        default=False,
+        verbose_name=_("any drop team member witnesses a drop"),
+        help_text=_("Otherwise the drop run's witness is a security officer."),
+    )
     # The cage of the gaming tables (issue 24): the cash desk or the vault that fills their trays and takes their
     # credits; the vault while none is set. Which casino's place it is and its kind are checked in `clean` and by
     # the slip's service.

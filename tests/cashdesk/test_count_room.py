@@ -254,6 +254,13 @@ def test_the_drop_team_is_two_people_of_the_casino(casino, team, other_casino):
     stranger = staff(other_casino, "drop-svetimas", "security_officer")
     with pytest.raises(CashDeskError, match="drop team"):
         drop_start(casino=casino, user=team["attendant"], witness=stranger)
+    # The witness is a security officer, unless the casino lets any second member of the drop team witness.
+    colleague = staff(casino, "drop-antanas", "floor_attendant")
+    with pytest.raises(CashDeskError, match="security officer"):
+        drop_start(casino=casino, user=team["attendant"], witness=colleague)
+    casino.drop_witness_any = True
+    casino.save(update_fields=["drop_witness_any"])
+    assert drop_start(casino=casino, user=team["attendant"], witness=colleague).witness == colleague
 
 
 def test_a_kiosk_has_no_drop_box_of_its_own(casino):
