@@ -339,14 +339,23 @@ def report(request: StaffRequest) -> HttpResponse:
     if end < start:
         start, end = end, start
 
-    columns, rows, start, end = _report_table(kind, casino, start=start, end=end, at=at, day=day)
+    # The gaming day's statement is read once, for its table and for the rest of its page.
+    figures = gaming_day.statement(casino, day) if kind == "gaming_day" else None
+    columns, rows, start, end = _report_table(kind, casino, start=start, end=end, at=at, day=day, figures=figures)
     if request.GET.get("format") == "csv":
         return _csv_response(casino, kind, start, end, columns, rows)
-    return _page(request, kind, start, end, at, columns, rows, day=day)
+    return _page(request, kind, start, end, at, columns, rows, day=day, figures=figures)
 
 
 def _report_table(
-    kind: str, casino: Casino, *, start: dt.date, end: dt.date, at: dt.datetime, day: dt.date
+    kind: str,
+    casino: Casino,
+    *,
+    start: dt.date,
+    end: dt.date,
+    at: dt.datetime,
+    day: dt.date,
+    figures: gaming_day.Statement | None = None,
 ) -> tuple[list[str], list[dict[str, Any]], dt.date, dt.date]:
     """The report's columns and rows, and the period it covers (the meters report covers its one day)."""
     columns: list[str]
@@ -388,7 +397,7 @@ def _report_table(
         rows = reports.tables(casino, start, end)
         columns = ["day", "table", "game", "opening", "fills", "credits", "buy_ins", "drop", "closing", "win", "hold"]
     elif kind == "gaming_day":
-        rows = gaming_day.statement(casino, day).rows
+        rows = (figures or gaming_day.statement(casino, day)).rows
         columns = GAMING_DAY_COLUMNS
         start = end = day
     elif kind == "meters":
@@ -446,8 +455,9 @@ def _page(
     rows: list[dict[str, Any]],
     status: int = 200,
     day: dt.date | None = None,
+    figures: gaming_day.Statement | None = None,
 ) -> HttpResponse:
-    extra = _gaming_day_context(request, day or end) if kind == "gaming_day" and status == 200 else {}
+    extra = _gaming_day_context(request, figures) if figures is not None and status == 200 else {}
     numeric = [column in NUMERIC_COLUMNS for column in columns]
     # Each row's cells, and whether it is a totals row (set apart on the page).
     table = [
@@ -480,10 +490,9 @@ def _page(
     )
 
 
-def _gaming_day_context(request: StaffRequest, day: dt.date) -> dict[str, Any]:
+def _gaming_day_context(request: StaffRequest, figures: gaming_day.Statement) -> dict[str, Any]:
     """The statement's state, its boxes, and the manager's forms: close the day, or adjust it once closed."""
-    casino = staff_casino(request)
-    figures = gaming_day.statement(casino, day)
+    casino, day = figures.casino, figures.day
     manager = request.user.has_perm("staff.close_gaming_day")
     over = day < casino.gaming_day(timezone.now())
     lines = [(row["key"], row["line"]) for row in figures.rows if not row.get("_adjustment")]
