@@ -90,4 +90,6 @@ def test_a_stuck_redemption_names_the_holding_machine_by_its_asset_number(casino
     assert details["Redemption not committed in time"].startswith(
         f"Holding machine: {machine.asset_number}; Hold ended: "
     )
-    assert str(machine.pk) not in details["Redemption not committed in time"].split(";")[0]
+    # Exactly the asset number, not the id (which, when 1, is also a digit of 1001: "not in" failed then).
+    assert details["Redemption not committed in time"].split(";")[0] == f"Holding machine: {machine.asset_number}"
+    assert str(machine.pk) != machine.asset_number
