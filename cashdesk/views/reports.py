@@ -37,6 +37,8 @@ REPORTS = {
 # The reports of one gaming day (`day`), not of a period.
 DAY_REPORTS = ("meters", "gaming_day")
 GAMING_DAY_COLUMNS = ["line", *gaming_day.AMOUNTS]
+DAILY_COLUMNS = ["day", "issued_count", "issued_amount", "redeemed_count", "redeemed_amount"]
+DAILY_COLUMNS += ["expired_count", "expired_amount"]
 # Column headers on screen; the CSV keeps the keys (stable for spreadsheets and scripts).
 COLUMN_LABELS = {
     "day": gettext_lazy("Gaming day"),
@@ -362,15 +364,7 @@ def _report_table(
     rows: list[dict[str, Any]]
     if kind == "daily":
         rows = reports.tickets_per_gaming_day(casino, start, end)
-        columns = [
-            "day",
-            "issued_count",
-            "issued_amount",
-            "redeemed_count",
-            "redeemed_amount",
-            "expired_count",
-            "expired_amount",
-        ]
+        columns = DAILY_COLUMNS
     elif kind == "liability":
         rows = [reports.outstanding_liability(casino, at)]
         columns = ["at", "count", "amount"]
