@@ -2,7 +2,9 @@
 
 A short simulated day with no injected fault reconciles to zero on every machine; with `--faults` the
 reconciliation shows exactly the lost prints and meter jumps the run injected, and nothing else. Kiosks
-(issue 14) play on the same floor: their cash meters reconcile with their books, which balance.
+(issue 14) play on the same floor: their cash meters reconcile with their books, which balance. The day ends at the
+tables and in the count room (issue 25): every machine's and table's box holds what it did, and the gaming day's
+statement is what the books say.
 """
 
 import datetime as dt
@@ -195,6 +197,12 @@ KIOSKS = re.compile(
     re.MULTILINE,
 )
 BOX = re.compile(r"^  box of (\d{4}): notes expected \S+, counted \S+, difference (\S+); .* missing (\S+)$", re.M)
+TABLE_BOX = re.compile(r"^  box of table (\w+): cash expected (\S+), counted (\S+), difference (\S+)$", re.M)
+TABLE_DAY = re.compile(
+    r"^  table (\w+): buy-ins (\S+) \((\S+) in notes in its box\), fills (\d+), credits (\d+), the players lost (\S+)$",
+    re.M,
+)
+RESULT = re.compile(r"^  (machine:\d{4}|table:\w+|casino): (.*)$", re.M)
 FAULT = re.compile(r"^  (\d{4})\s+injected: (lost print of |meter jump: )(\S+)(?: \+(\S+))?", re.MULTILINE)
 
 
@@ -264,6 +272,58 @@ def _kiosk_rows(output: str) -> dict[tuple[str, str], tuple[str, str, str]]:
     return {(asset, meter): rest for asset, meter, *rest in ROW.findall(output) if asset.startswith("9")}
 
 
+def _tables_counted(output: str) -> dict[str, Decimal]:
+    """The tables' day and their boxes' count: each box holds its buy-ins' notes. What the players lost, by table."""
+    played = {number: (buy_ins, notes, lost) for number, buy_ins, notes, _f, _c, lost in TABLE_DAY.findall(output)}
+    assert set(played) == {"AR1", "BJ1", "TP1"}, output[-3000:]
+    assert sum(int(fills) for *_n, fills, _c, _l in TABLE_DAY.findall(output)) >= 1  # the trays filled from the vault
+    counted = {number: rest for number, *rest in TABLE_BOX.findall(output)}
+    assert set(counted) == set(played), output[-3000:]
+    for number, (buy_ins, notes, _lost) in played.items():
+        expected, found, difference = counted[number]
+        assert Decimal(buy_ins) == Decimal(notes) == Decimal(expected) == Decimal(found) > 0, number
+        assert Decimal(difference) == 0
+    return {number: Decimal(lost) for number, (*_b, lost) in played.items()}
+
+
+def _statement_is_the_books(server: dict[str, Any], output: str, lost_at_tables: dict[str, Decimal]) -> None:
+    """The gaming day's statement (both runs are one gaming day) against the books, read from the database: each
+    table's win is its closings' postings to the table results, and what the players lost at it; each machine's notes
+    are the cash its counted boxes put into the vault; the casino's result is the sum of its lines."""
+    lines = {
+        key: dict(pair.split(" ") for pair in figures.split(", ")) if figures != "nothing" else {}
+        for key, figures in RESULT.findall(output)
+    }
+    with psycopg.connect(server["env"]["DATABASE_URL"]) as connection:
+        table_win = dict(
+            connection.execute(
+                "SELECT g.number, -SUM(l.amount) FROM cashdesk_leg l"
+                " JOIN cashdesk_cashtransaction c ON c.id = l.transaction_id"
+                " JOIN cashdesk_tableplaces p ON p.tray_id = c.desk_id JOIN machines_gamingtable g ON g.id = p.table_id"
+                " WHERE l.counterparty = 'table_win' GROUP BY g.number"
+            ).fetchall()
+        )
+        notes = dict(
+            connection.execute(
+                "SELECT m.asset_number, SUM(l.amount) FROM cashdesk_droppedbox b"
+                " JOIN machines_machine m ON m.id = b.machine_id"
+                " JOIN cashdesk_leg l ON l.transaction_id = b.count_transaction_id"
+                " JOIN cashdesk_cashdesk v ON v.id = l.desk_id AND v.kind = 'vault'"
+                " WHERE l.item = 'cash' GROUP BY m.asset_number"
+            ).fetchall()
+        )
+    assert table_win == lost_at_tables != {}
+    for number, lost in lost_at_tables.items():
+        assert Decimal(lines[f"table:{number}"].get("table_win", "0")) == lost
+    assert notes
+    assert all(Decimal(lines[f"machine:{asset}"].get("notes", "0")) == amount for asset, amount in notes.items())
+    for figure in ("result", "turnover"):
+        rows = [Decimal(figures.get(figure, "0")) for key, figures in lines.items() if key != "casino"]
+        assert Decimal(lines["casino"].get(figure, "0")) == sum(rows), figure
+    # The machines' turnover is their bets: the coin-in meter's change over the day.
+    assert all(Decimal(lines[f"machine:{asset}"].get("turnover", "0")) > 0 for asset in notes)
+
+
 def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(server):
     code, output = _simulate(server)
     assert code == 0, output[-3000:]
@@ -294,7 +354,8 @@ def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(ser
     boxes = BOX.findall(output)
     assert {box[0] for box in boxes} == {"1001", "1002", "1003", "1004"}, output[-3000:]
     assert all(Decimal(difference) == 0 and missing == "0" for _m, difference, missing in boxes), boxes
-    assert "Count: every box holds what its machine did, and the faults only" in output
+    assert "Count: every box holds what its machine or table did, and the faults only" in output
+    lost_at_tables = _tables_counted(output)
 
     code, output = _simulate(server, "--faults")
     assert code == 0, output[-3000:]
@@ -323,7 +384,10 @@ def test_a_simulated_day_reconciles_to_zero_and_injected_faults_show_exactly(ser
     for machine, difference, missing in BOX.findall(output):
         assert Decimal(difference) == (Decimal("20.00") if machine == extra[1] else 0), (machine, difference)
         assert missing == (lost[1] if machine == lost[2] else "0"), (machine, missing)
-    assert "Count: every box holds what its machine did, and the faults only" in output
+    assert "Count: every box holds what its machine or table did, and the faults only" in output
+    for table, lost in _tables_counted(output).items():
+        lost_at_tables[table] += lost
+    _statement_is_the_books(server, output, lost_at_tables)
 
     # Both days in the books: every item's legs sum to zero, no place holds less than nothing, and the kiosks'
     # redemptions are exactly the tickets redeemed at kiosks, each paid its amount rounded up to the cent.

@@ -1,20 +1,22 @@
 """The drop and the count from the command line, for the demo floor (issue 25).
 
     manage.py count_room --casino TOR                   boxes out and not yet approved
-    manage.py count_room --casino TOR --opening 1001 1002   empty these slot machines' boxes if never dropped (demo)
-    manage.py count_room --casino TOR --count FILE      a drop run of the machines in FILE, counted as FILE says
+    manage.py count_room --casino TOR --opening 1001 table:AR1  empty these boxes as the books say (demo)
+    manage.py count_room --casino TOR --count FILE      a drop run of the boxes in FILE, counted as FILE says
     manage.py count_room --casino TOR --result          today's gaming day statement, line by line
 
-FILE is JSON: {"1001": {"notes": {"20": 3, "50": 1}, "tickets": ["<validation number>", ...]}, ...}: what each
-machine's box physically holds (the floor simulator keeps it). The run goes through the same services as the count
-room's pages: the drop team (seed_demo's floor attendant and security officer) takes the boxes out with the
-machines' last meter readings, two counters count each box, the count supervisor approves it (a difference beyond
-the limit is sent for investigation). It names people with no login, so it acts only in demo mode (CASINO_DEMO=1).
-`--json` prints each box's findings as JSON, for the simulator to check.
+FILE is JSON: {"1001": {"notes": {"20": 3, "50": 1}, "tickets": ["<validation number>", ...]}, "table:AR1":
+{"notes": {"50": 2}}, ...}: what each slot machine's and table's box physically holds (the floor simulator keeps
+it). The run goes through the same services as the count room's pages: the drop team (seed_demo's floor attendant
+and security officer) takes the boxes out with the machines' last meter readings, two counters count each box, the
+count supervisor approves it (a difference beyond the limit is sent for investigation). It names people with no
+login, so it acts only in demo mode (CASINO_DEMO=1). `--json` prints each box's findings as JSON,
+for the simulator to check.
 
 `--opening` is the demo floor's first drop: a box never taken out holds the notes of the machine's made-up history
 before the simulation, which nobody knows note by note; it is counted as its meter says (in 10 EUR notes) with the
-tickets the system recorded, so the next count starts from an empty box.
+tickets the system recorded, so the next count starts from an empty box. A table's box is emptied the same way
+when it holds cash (buy-ins made on the pit's pages before the simulation), counted as its books say in 5 EUR notes.
 """
 
 import json
@@ -29,10 +31,12 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
 from cashdesk.gaming_day import AMOUNTS, statement
+from cashdesk.items import Item
 from cashdesk.management.commands.seed_demo import DEMO_STAFF
-from cashdesk.models import DroppedBox, DropRun
+from cashdesk.models import DroppedBox, DropRun, TablePlaces
 from cashdesk.services.count_room import (
     box_arrive,
     box_findings,
@@ -43,7 +47,9 @@ from cashdesk.services.count_room import (
     played_since_last_drop,
 )
 from casino_office.money import format_amount
-from machines.models import Casino, Machine
+from machines.models import Casino, GamingTable, Machine
+
+TABLE = "table:"  # a table's box in the file and the arguments: table:NUMBER
 
 
 def _staff(role: str, casino: Casino) -> list[User]:
@@ -55,7 +61,7 @@ class Command(BaseCommand):
     help = "Show the boxes out; in demo mode, drop and count the slot machines' boxes as a file says they hold."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("assets", nargs="*", help="With --opening: the slot machines' asset numbers.")
+        parser.add_argument("assets", nargs="*", help="With --opening: slot machines' asset numbers, table:NUMBER.")
         parser.add_argument("--casino", default="TOR", help="The casino's code (default TOR).")
         action = parser.add_mutually_exclusive_group()
         action.add_argument("--result", action="store_true", help="Today's gaming day statement.")
@@ -91,10 +97,14 @@ class Command(BaseCommand):
         else:
             for box in findings:
                 self.stdout.write(
-                    f"box {box['box']} (machine {box['machine']}): expected {box['expected']}, counted "
+                    f"box {box['box']} ({self._owner(box)}): expected {box['expected']}, counted "
                     f"{box['counted']}, difference {box['difference']}; tickets {box['matched']} matched, "
                     f"{len(box['suspicious'])} not played there, {len(box['missing'])} missing"
                 )
+
+    @staticmethod
+    def _owner(box: dict[str, Any]) -> str:
+        return f"machine {box['machine']}" if box["machine"] else f"table {box['table']}"
 
     def _result(self, casino: Casino) -> None:
         day = casino.gaming_day(timezone.now())
@@ -123,14 +133,22 @@ class Command(BaseCommand):
         return data
 
     def _opening(self, casino: Casino, assets: list[str]) -> dict[str, Any]:
-        """Each slot machine never dropped, with its box counted as its notes meter says since its first reading."""
+        """Each slot machine never dropped, with its box counted as its notes meter says since its first reading;
+        each table whose box holds cash, counted as its books say."""
         never = (
             Machine.objects.filter(casino=casino, kind=Machine.Kind.SLOT, asset_number__in=assets)
             .filter(Q(cash_place__isnull=True) | Q(cash_place__removals__isnull=True))
             .filter(meter_readings__bills_in_amount__isnull=False)
             .distinct()
         )
-        return {machine.asset_number: {"as_metered": True} for machine in never}
+        opening: dict[str, Any] = {machine.asset_number: {"as_booked": True} for machine in never}
+        numbers = [asset.removeprefix(TABLE) for asset in assets if asset.startswith(TABLE)]
+        for places in TablePlaces.objects.filter(table__casino=casino, table__number__in=numbers).select_related(
+            "table"
+        ):
+            if place_balances(places.drop_box)[Item.CASH] > 0:
+                opening[f"{TABLE}{places.table.number}"] = {"as_booked": True}
+        return opening
 
     def _drop_and_count(self, casino: Casino, contents: dict[str, Any]) -> list[dict[str, Any]]:
         team = {role: _staff(role, casino) for role in ("floor_attendant", "security_officer", "counter")}
@@ -142,10 +160,7 @@ class Command(BaseCommand):
         drop = drop_start(casino=casino, user=attendant, witness=security)
         boxes = []
         for asset, held in sorted(contents.items()):
-            machine = Machine.objects.filter(casino=casino, asset_number=asset).first()
-            if machine is None:
-                raise CommandError(f"no machine {asset} in {casino.code}")
-            box = box_remove(drop=drop, user=attendant, machine=machine, box_number=f"B-{asset}-{drop.pk}")
+            box = self._remove(drop, attendant, asset)
             box_arrive(box=box, user=counters[0], box_number=box.box_number)
             notes, tickets = self._held(box, held)
             for counter in counters:
@@ -158,12 +173,29 @@ class Command(BaseCommand):
                 reasons[box.pk] = "investigation"
         count_approve(drop=drop, user=supervisor, reasons=reasons)
         drop = DropRun.objects.get(pk=drop.pk)
-        return [self._finding(box) for box in drop.boxes.select_related("machine", "drop__casino").order_by("id")]
+        dropped = drop.boxes.select_related("machine", "table", "drop__casino").order_by("id")
+        return [self._finding(box) for box in dropped]
+
+    @staticmethod
+    def _remove(drop: DropRun, attendant: User, key: str) -> DroppedBox:
+        """A slot machine's box (key: its asset number) or a table's (key: table:NUMBER) taken out on the run."""
+        casino = drop.casino
+        if key.startswith(TABLE):
+            table = GamingTable.objects.filter(casino=casino, number=key.removeprefix(TABLE)).first()
+            if table is None:
+                raise CommandError(f"no {key} in {casino.code}")
+            return box_remove(drop=drop, user=attendant, table=table, box_number=f"B-T{table.number}-{drop.pk}")
+        machine = Machine.objects.filter(casino=casino, asset_number=key).first()
+        if machine is None:
+            raise CommandError(f"no machine {key} in {casino.code}")
+        return box_remove(drop=drop, user=attendant, machine=machine, box_number=f"B-{key}-{drop.pk}")
 
     @staticmethod
     def _held(box: DroppedBox, held: dict[str, Any]) -> tuple[dict[str, int], list[str]]:
-        if held.get("as_metered"):
+        if held.get("as_booked"):
             tickets = [ticket.validation_number for ticket in played_since_last_drop(box)]
+            if box.table_id is not None:
+                return {"5": int(box.expected // 5)}, []
             return {"10": int(box.expected // 10)}, tickets
         notes = {str(value): int(pieces) for value, pieces in dict(held.get("notes", {})).items()}
         return notes, [str(number) for number in held.get("tickets", [])]
@@ -174,6 +206,7 @@ class Command(BaseCommand):
         return {
             "box": box.box_number,
             "machine": box.machine.asset_number if box.machine else None,
+            "table": box.table.number if box.table else None,
             "expected": format_amount(finding.expected),
             "counted": format_amount(finding.counted),
             "difference": format_amount(finding.difference),

@@ -21,9 +21,15 @@ kiosks on the floor, slot machines now and then print a promo ticket or one abov
 0.001 EUR credits amounts with a fraction of a cent. A kiosk that ran empty is filled by an attendant a few minutes
 later through `manage.py kiosk_cash` (cashdesk's command: this app does not import the books; demo mode only).
 
+The day ends at the tables and in the count room (issue 25): each of the casino's closed gaming tables plays a day
+(`manage.py table_day`: buy-ins, fills, credits, the game's result in the tray), then a drop run takes out every
+machine's and table's box and the count room counts what each physically holds (`manage.py count_room`). Every box
+must hold exactly what its machine or table did; `--no-tables` leaves the tables out.
+
 Ticket numbers are shown by their last four digits only, as in the logs.
 """
 
+import argparse
 import datetime as dt
 import io
 import json
@@ -44,7 +50,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from casino_office.money import cash_payout, format_amount
-from machines.models import Casino, Machine, MeterReading
+from machines.models import Casino, GamingTable, Machine, MeterReading
 from tickets.reconciliation import RECONCILED_METERS, reconcile_window
 
 CENT = Decimal("0.01")
@@ -57,7 +63,9 @@ P_HANDPAY = Decimal("0.006")
 P_OFFLINE = Decimal("0.02")
 P_PRINT_FAILS = Decimal("0.03")
 COUNT_METERS = ("ticket_out_count", "ticket_in_count", "handpay_count", "games_played")
-AMOUNT_METERS = ("ticket_out_amount", "ticket_in_amount", "handpay_amount", "bills_in_amount")
+# coin_in_amount is the machine's bets (the gaming day's turnover, issue 25): each game bets 0.20 to 1.00 EUR.
+AMOUNT_METERS = ("ticket_out_amount", "ticket_in_amount", "handpay_amount", "bills_in_amount", "coin_in_amount")
+BET = Decimal("0.20")
 # Kiosks: chances per kiosk and simulated minute, and (with kiosks on the floor) per slot cashout.
 P_KIOSK_REDEEM = Decimal("0.2")
 P_KIOSK_NOTES = Decimal("0.12")
@@ -239,6 +247,12 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=None, help="Random seed, for a reproducible run.")
         parser.add_argument("--pace", type=float, default=0.0, help="Real seconds per simulated minute (default 0).")
         parser.add_argument(
+            "--tables",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="Play a day at the casino's closed tables and count their boxes too (default: on).",
+        )
+        parser.add_argument(
             "--kiosks",
             type=int,
             default=2,
@@ -327,6 +341,9 @@ class Command(BaseCommand):
         self.kiosks = kiosks
         self.krng = random.Random(f"{seed}-kiosks")  # noqa: S311 - a simulation
         self.casino = casino
+        self.seed = seed
+        closed_tables = GamingTable.objects.filter(casino=casino, is_open=False).order_by("number")
+        self.tables = [table.number for table in closed_tables] if options["tables"] else []
         self.fills_possible = True
         shown_kiosks = f", {len(kiosks)} kiosks ({', '.join(k.asset for k in kiosks)})" if kiosks else ""
         self.stdout.write(
@@ -399,7 +416,9 @@ class Command(BaseCommand):
             if machine.online and minute % 2 == 0:
                 self._poll_handpay(machine, minute)
         else:
-            machine.add("games_played", rng.randint(4, 20))
+            games = rng.randint(4, 20)
+            machine.add("games_played", games)
+            machine.add("coin_in_amount", games * BET * (games % 5 + 1))  # no draw: a seed plays as it did
             if chance(rng, Decimal("0.1")):
                 note = rng.choice((10, 20, 50, 100))
                 machine.add("bills_in_amount", Decimal(note))
@@ -693,7 +712,8 @@ class Command(BaseCommand):
         them (cashdesk's count_room, demo mode only), so the count at the end is of this run's boxes alone."""
         out = io.StringIO()
         try:
-            call_command("count_room", "--casino", self.casino.code, "--opening", *[m.asset for m in floor], stdout=out)
+            boxes = [*(m.asset for m in floor), *(f"table:{number}" for number in self.tables)]
+            call_command("count_room", "--casino", self.casino.code, "--opening", *boxes, stdout=out)
         except CommandError as error:
             self.stdout.write(f"No drop and count at the end: {error}")
             return False
@@ -721,7 +741,9 @@ class Command(BaseCommand):
             notes[extra.asset]["20"] = notes[extra.asset].get("20", 0) + 1
             expected[extra.asset] = (Decimal("20.00"), expected[extra.asset][1])
             self.stdout.write(f"  injected: machine {extra.asset}'s box holds a 20 EUR note too many")
-        contents = {asset: {"notes": notes[asset], "tickets": tickets[asset]} for asset in notes}
+        contents: dict[str, Any] = {asset: {"notes": notes[asset], "tickets": tickets[asset]} for asset in notes}
+        for number, played in self._table_day().items():
+            contents[f"table:{number}"] = {"notes": played["notes"]}
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
             json.dump(contents, file)
         out = io.StringIO()
@@ -731,10 +753,38 @@ class Command(BaseCommand):
             Path(file.name).unlink()
         self._count_report(json.loads(out.getvalue()), expected)
 
+    def _table_day(self) -> dict[str, Any]:
+        """A day at the closed tables (cashdesk's table_day): what each table's drop box holds, by number."""
+        if not self.tables:
+            return {}
+        out = io.StringIO()
+        try:
+            call_command("table_day", "--casino", self.casino.code, "--seed", str(self.seed), "--json", stdout=out)
+        except CommandError as error:
+            self.stdout.write(f"No tables: {error}")
+            return {}
+        played: dict[str, Any] = json.loads(out.getvalue())
+        self.stdout.write("The tables' day:")
+        for number, table in played.items():
+            notes = sum(int(value) * pieces for value, pieces in table["notes"].items())
+            self.stdout.write(
+                f"  table {number}: buy-ins {table['buy_ins']} ({notes:.2f} in notes in its box), fills "
+                f"{table['fills']}, credits {table['credits']}, the players lost {table['win']}"
+            )
+        return played
+
     def _count_report(self, boxes: list[dict[str, Any]], expected: dict[str, tuple[Decimal, list[str]]]) -> None:
         self.stdout.write("The drop and the count at the day's end:")
         problems = []
         for box in boxes:
+            if box["table"]:
+                self.stdout.write(
+                    f"  box of table {box['table']}: cash expected {box['expected']}, counted {box['counted']}, "
+                    f"difference {box['difference']}"
+                )
+                if Decimal(box["difference"]) != 0:
+                    problems.append(f"box of table {box['table']}: not what its buy-ins put in")
+                continue
             missing = [tail(number) for number in box["missing"]]
             self.stdout.write(
                 f"  box of {box['machine']}: notes expected {box['expected']}, counted {box['counted']}, difference "
@@ -749,7 +799,9 @@ class Command(BaseCommand):
         self.stdout.write(out.getvalue().rstrip())
         if problems:
             raise CommandError("; ".join(problems))
-        self.stdout.write(self.style.SUCCESS("Count: every box holds what its machine did, and the faults only"))
+        self.stdout.write(
+            self.style.SUCCESS("Count: every box holds what its machine or table did, and the faults only")
+        )
 
     # --- the end --------------------------------------------------------------------------------------------
 
