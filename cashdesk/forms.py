@@ -1,5 +1,4 @@
 import re
-import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -11,6 +10,7 @@ from cashdesk.items import ALL_ITEMS, CHIPS, DENOMINATIONS, NOTES, Item
 from cashdesk.models import DifferenceReason, HoldCase, TableSlip
 from cashdesk.models.tables import COLOUR_CHIP_VALUES, SEATS, ChipColour
 from cashdesk.receipt_numbers import parse_receipt_number
+from casino_office.forms import OperationForm
 from casino_office.widgets import DayInput
 from compliance.models import Person
 from compliance.services import IdentityDetails
@@ -39,30 +39,6 @@ class AsciiIntegerField(forms.IntegerField):
 
 def money_field(label: Any, **kwargs: Any) -> forms.DecimalField:
     return AsciiDecimalField(label=label, max_digits=12, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
-
-
-class OperationForm(forms.Form):
-    """A form that changes money or an instrument: it carries a one-time key issued when the page is rendered.
-
-    The service stores the key with what it writes (unique): the same form
-    submitted twice, or twice at once, shows the first result and writes nothing.
-    """
-
-    operation_key = forms.CharField(widget=forms.HiddenInput, max_length=64, min_length=16)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if not self.is_bound:
-            self.initial["operation_key"] = uuid.uuid4().hex
-        self.fields["operation_key"].error_messages["required"] = _(
-            "This form has expired; open it again from the menu."
-        )
-
-    def clean_operation_key(self) -> str:
-        key = str(self.cleaned_data["operation_key"])
-        if not re.fullmatch(r"[0-9a-f]{16,64}", key):
-            raise forms.ValidationError(_("This form has expired; open it again from the menu."))
-        return key
 
 
 class NumberForm(forms.Form):
