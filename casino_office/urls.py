@@ -36,6 +36,7 @@ urlpatterns += [
     # redirect or the staff UI's pages.
     re_path(r"^api(?:/|$)", include("tickets.api.fallback_urls")),
     path("compliance/", include("compliance.urls")),
+    path("reception/", include("compliance.reception_urls")),
     path("", include("staff.urls")),
     path("", include("cashdesk.urls")),
 ]

@@ -4,8 +4,9 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from casino_office.forms import OperationForm
 from casino_office.widgets import DayInput
-from compliance.models import RegisterKind
+from compliance.models import Person, RegisterKind
 
 
 class GamingDayField(forms.DateField):
@@ -91,3 +92,71 @@ class SelfExclusionImportForm(forms.Form):
     file = forms.FileField(
         label=_("File"), help_text=_("CSV: personal_code, or given_names, surnames, date_of_birth (YYYY-MM-DD).")
     )
+
+
+class ReceptionForm(OperationForm):
+    """The door's one form (issue 26): a document's machine-readable zone as the scanner types it, or a personal
+    code or document number typed for a returning visitor; for a first visit, what the zone lacks or the whole
+    document typed; and, when the self-exclusion list is out of date, the supervisor's override."""
+
+    scan = forms.CharField(
+        label=_("Scan the document"),
+        required=False,
+        max_length=200,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 3, "autofocus": True, "autocomplete": "off", "spellcheck": "false"}),
+    )
+    lookup = forms.CharField(
+        label=_("Or type the personal code or the document's number"),
+        required=False,
+        max_length=40,
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    # A first visit: completed or typed from the document.
+    personal_code = forms.CharField(label=_("Personal code"), required=False, max_length=20)
+    given_names = forms.CharField(label=_("Given names"), required=False, max_length=120)
+    surnames = forms.CharField(label=_("Surnames"), required=False, max_length=120)
+    date_of_birth = forms.DateField(
+        label=_("Date of birth"), required=False, widget=DayInput, input_formats=["%Y-%m-%d"]
+    )
+    nationality = forms.CharField(label=_("Nationality"), required=False, max_length=2, initial="LT")
+    document_type = forms.ChoiceField(
+        label=_("Document type"), choices=[("", "—"), *Person.DocumentType.choices], required=False
+    )
+    document_number = forms.CharField(label=_("Document number"), required=False, max_length=40)
+    document_country = forms.CharField(label=_("Issuing country"), required=False, max_length=2, initial="LT")
+    document_expiry = forms.DateField(
+        label=_("Document expires"), required=False, widget=DayInput, input_formats=["%Y-%m-%d"]
+    )
+    # The step: "check" looks the visitor up (a returning visitor is decided at once); "admit" decides a first visit.
+    step = forms.ChoiceField(
+        choices=[("check", "check"), ("admit", "admit")], initial="check", widget=forms.HiddenInput
+    )
+    # The supervisor's override of an out-of-date self-exclusion list.
+    supervisor = forms.CharField(label=_("Supervisor's username"), required=False, max_length=150)
+    supervisor_password = forms.CharField(
+        label=_("Supervisor's password"), required=False, max_length=128, widget=forms.PasswordInput
+    )
+    supervisor_code = forms.CharField(label=_("Supervisor's code (app)"), required=False, max_length=8)
+    override_reason = forms.CharField(label=_("Reason for the override"), required=False, max_length=255)
+
+    def clean_scan(self) -> str:
+        text = str(self.cleaned_data.get("scan") or "")
+        if "\x00" in text:
+            raise forms.ValidationError(_("The scan holds characters no document has: scan it again."))
+        return text.strip()
+
+
+class BarForm(forms.Form):
+    """A manager bars a person, found by the personal code or the document's number."""
+
+    lookup = forms.CharField(label=_("Personal code or document number"), max_length=40)
+    reason = forms.CharField(label=_("Reason"), max_length=255)
+    starts_on = forms.DateField(label=_("From"), widget=DayInput, input_formats=["%Y-%m-%d"])
+    ends_on = forms.DateField(
+        label=_("Until (empty: open-ended)"), required=False, widget=DayInput, input_formats=["%Y-%m-%d"]
+    )
+
+
+class BarLiftForm(forms.Form):
+    reason = forms.CharField(label=_("Reason the bar is lifted"), max_length=255)

@@ -320,6 +320,9 @@ class Alert(models.Model):
         )
         SELF_EXCLUDED_PAYOUT = "self_excluded_payout", _("Payout to a self-excluded person")
         BOOKS_BROKEN = "books_broken", _("The books' verification found a record that does not hold")
+        # The door (issue 26).
+        SELF_EXCLUDED_ENTRY = "self_excluded_entry", _("A self-excluded person tried to enter")
+        ENTRY_OVERRIDE = "entry_override", _("Admitted on a supervisor's override: the self-exclusion list was old")
 
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
@@ -404,3 +407,164 @@ class AccessLogEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.user} {self.action} {self.what}"
+
+
+# --- The door (issue 26): entrances, visits, refusals and the casino's own bars -------------------------------------
+
+
+class Entrance(models.Model):
+    """One of a casino's entrances, where a receptionist identifies every visitor before admitting them."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="entrances", verbose_name=_("casino"))
+    code = models.CharField(max_length=16, verbose_name=_("code"))
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+
+    class Meta:
+        verbose_name = _("entrance")
+        verbose_name_plural = _("entrances")
+        constraints = [models.UniqueConstraint(fields=["casino", "code"], name="entrance_code_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Visit(models.Model):
+    """A visitor admitted at an entrance: the person identified, by whom and when (append-only).
+
+    `card` is the number the visit card's barcode carries: random digits, no personal data. An admission made while
+    the self-exclusion list was out of date names the supervisor who overrode the check, and why.
+    """
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    entrance = models.ForeignKey(Entrance, on_delete=models.PROTECT, related_name="visits", verbose_name=_("entrance"))
+    person = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="visits", verbose_name=_("person"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    admitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("admitted by")
+    )
+    admitted_at = models.DateTimeField(verbose_name=_("admitted at"))
+    card = models.CharField(max_length=16, unique=True, verbose_name=_("visit card"))
+    override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("override by"),
+    )
+    override_reason = models.CharField(max_length=255, blank=True, verbose_name=_("override reason"))
+    operation_key = models.CharField(max_length=64, null=True, blank=True, unique=True, verbose_name=_("operation key"))
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("visit")
+        verbose_name_plural = _("visits")
+        indexes = [models.Index(fields=["casino", "gaming_day"], name="visit_casino_day")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(override_by__isnull=True, override_reason="")
+                | (Q(override_by__isnull=False) & ~Q(override_reason="") & ~Q(override_by=models.F("admitted_by"))),
+                name="visit_override_by_another_with_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"visit {self.pk} on {self.gaming_day}"
+
+
+class RefusalReason(models.TextChoices):
+    """Why a visitor is refused at the door, in the order the reception checks them."""
+
+    DOCUMENT_EXPIRED = "document_expired", _("Document expired")
+    UNDER_AGE = "under_age", _("Under the minimum age")
+    SELF_EXCLUDED = "self_excluded", _("On the self-exclusion list")
+    BARRED = "barred", _("Barred by the casino")
+
+
+class EntryRefusal(models.Model):
+    """A visitor refused at an entrance, with the reason (append-only). It names a person only when the person was
+    on file already: a refusal records nothing of a stranger beyond the reason and the moment."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    entrance = models.ForeignKey(
+        Entrance, on_delete=models.PROTECT, related_name="refusals", verbose_name=_("entrance")
+    )
+    person = models.ForeignKey(
+        Person,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="entry_refusals",
+        verbose_name=_("person"),
+    )
+    reason = models.CharField(max_length=24, choices=RefusalReason.choices, verbose_name=_("reason"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    refused_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("refused by")
+    )
+    refused_at = models.DateTimeField(verbose_name=_("refused at"))
+    operation_key = models.CharField(max_length=64, null=True, blank=True, unique=True, verbose_name=_("operation key"))
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("entry refusal")
+        verbose_name_plural = _("entry refusals")
+        indexes = [models.Index(fields=["casino", "gaming_day"], name="refusal_casino_day")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reason__in=RefusalReason.values),
+                name="entryrefusal_reason_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"refusal {self.pk}: {self.reason}"
+
+
+class Bar(models.Model):
+    """A person barred by the casino (not the regulator's list): from a day, until a day or open-ended, with the
+    reason; lifted only by a `BarLift` (append-only both: every bar and every lift stays on record)."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", verbose_name=_("casino"))
+    person = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="bars", verbose_name=_("person"))
+    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    starts_on = models.DateField(verbose_name=_("from"))
+    ends_on = models.DateField(null=True, blank=True, verbose_name=_("until"))
+    barred_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("barred by")
+    )
+    barred_at = models.DateTimeField(verbose_name=_("barred at"))
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("bar")
+        verbose_name_plural = _("bars")
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="bar_has_reason"),
+            models.CheckConstraint(
+                condition=Q(ends_on__isnull=True) | Q(ends_on__gte=models.F("starts_on")), name="bar_ends_after_start"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"bar {self.pk} from {self.starts_on}"
+
+
+class BarLift(models.Model):
+    """A bar lifted by a manager, with the reason (append-only; one per bar)."""
+
+    bar = models.OneToOneField(Bar, on_delete=models.PROTECT, related_name="lift", verbose_name=_("bar"))
+    reason = models.CharField(max_length=255, verbose_name=_("reason"))
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("lifted by")
+    )
+    lifted_at = models.DateTimeField(verbose_name=_("lifted at"))
+
+    class Meta:
+        triggers = append_only()
+        verbose_name = _("bar lift")
+        verbose_name_plural = _("bar lifts")
+        constraints = [models.CheckConstraint(condition=~Q(reason=""), name="barlift_has_reason")]
+
+    def __str__(self) -> str:
+        return f"lift of bar {self.bar_id}"

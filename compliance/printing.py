@@ -1,4 +1,4 @@
-"""The register extract for a period, as PDF, signed by the chain's head hash."""
+"""The register extract for a period, as PDF, signed by the chain's head hash; the door's visit card."""
 
 import io
 from collections.abc import Iterable
@@ -10,8 +10,9 @@ from reportlab.pdfgen.canvas import Canvas
 
 from casino_office.i18n import both
 from casino_office.money import format_eur
+from casino_office.paper import ROLL_WIDTH, Roll
 from casino_office.pdf import BOLD, FONT, text_width, wrap
-from compliance.models import Person, RegisterEntry, RegisterKind
+from compliance.models import Person, RegisterEntry, RegisterKind, Visit
 from compliance.services import person_document_number, person_personal_code
 from machines.models import Casino
 
@@ -130,3 +131,22 @@ HEADERS = [
 ]
 FIGURES = {0, 1, 3, 5, 6, 10}  # never wrapped: numbers, times, amounts, codes
 WEIGHTS = {2: 1.2, 4: 1.8, 7: 1.5, 8: 1.0, 9: 1.0}
+
+
+def visit_card_pdf(visit: Visit) -> bytes:
+    """The 80 mm visit card printed at the door (issue 26): the casino, the date, the entrance and a barcode of the
+    visit's card number, which the cash desk and the pit scan. No name, no personal data."""
+    roll = Roll(ROLL_WIDTH)
+    roll.centred(visit.casino.name, font=BOLD, size=10)
+    roll.centred(visit.casino.address, size=7)
+    roll.gap(2 * mm)
+    roll.centred("LANKYTOJO KORTELĖ / VISIT CARD", font=BOLD, size=9)
+    admitted = timezone.localtime(visit.admitted_at, visit.casino.zoneinfo)
+    roll.text(f"Data / Date: {admitted:%Y-%m-%d %H:%M}")
+    roll.text(f"Lošimų diena / Gaming day: {visit.gaming_day:%Y-%m-%d}")
+    roll.text(f"Įėjimas / Entrance: {visit.entrance.name}")
+    roll.barcode("code128", visit.card)
+    roll.centred(visit.card, size=8)
+    roll.gap(1 * mm)
+    roll.centred("Kortelė galioja tik šią lošimų dieną / Valid this gaming day only", size=7)
+    return roll.render(f"Visit card {visit.gaming_day:%Y-%m-%d}")

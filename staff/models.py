@@ -41,6 +41,9 @@ class StaffAssignment(models.Model):
             ("count_boxes", "Count drop boxes in the count room (counter, count supervisor)"),
             ("approve_count", "Approve a count of drop boxes into the vault (count supervisor)"),
             ("close_gaming_day", "Close a gaming day and adjust a closed one, with the reason (manager)"),
+            ("admit_visitors", "Identify and admit visitors at a casino's entrance (receptionist)"),
+            ("override_entry", "Admit a visitor while the self-exclusion list is out of date (shift supervisor)"),
+            ("bar_persons", "Bar a person from the casino and lift a bar (manager)"),
         ]
 
     def __str__(self) -> str:

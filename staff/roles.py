@@ -18,12 +18,17 @@ ROLES: dict[str, list[str]] = {
     # Works one casino's tables from the pit's touch terminal: names the croupiers, counts trays with them, asks
     # for fills and credits and records buy-ins (issue 24). A shift supervisor may act as one.
     "pit_supervisor": ["staff.work_pit"],
+    # Identifies and admits every visitor at one casino's entrance (issue 26): sees the decision, the name and the
+    # age, nothing of the register or the person's transactions.
+    "receptionist": ["staff.admit_visitors"],
     "shift_supervisor": [
         "staff.work_pit",
         "staff.supervise_desk",
         "staff.decide_hold",
         "staff.view_reports",
         "staff.view_dashboard",
+        # Issue 26: admits a visitor at the door while the self-exclusion list is out of date, with the reason.
+        "staff.override_entry",
     ],
     "compliance_officer": [
         "staff.decide_hold",
@@ -46,6 +51,8 @@ ROLES: dict[str, list[str]] = {
         "staff.record_table_limits",
         # Issue 25: the gaming day's statement is closed, and a closed day adjusted with the reason, by a manager.
         "staff.close_gaming_day",
+        # Issue 26: bars a person from the casino, and lifts a bar, with the reason.
+        "staff.bar_persons",
     ],
 }
 

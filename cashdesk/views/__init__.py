@@ -18,6 +18,7 @@ def home(request: HttpRequest) -> HttpResponse:
         ("staff.work_pit", "pit"),
         ("staff.count_boxes", "count-room"),
         ("staff.drop_boxes", "count-room"),
+        ("staff.admit_visitors", "reception"),
     ):
         if user.has_perm(perm):
             return redirect(target)

@@ -195,6 +195,9 @@ class IdentityDetails:
     nationality: str = "LT"
     document_expiry: dt.date | None = None
     address: str = ""
+    # Names read from a document's machine-readable zone: in Latin capitals without diacritics (ICAO 9303), so
+    # they are compared with the stored names letter for letter, diacritics and hyphens aside (issue 26).
+    transliterated: bool = False
 
     @property
     def given(self) -> bool:
@@ -214,10 +217,16 @@ class IdentityMismatch(PersonError):
         self.as_unknown = as_unknown
 
 
-def _same_text(typed: str, stored: str) -> bool:
+def _same_text(typed: str, stored: str, *, transliterated: bool = False) -> bool:
     def canonical(text: str) -> str:
         return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
 
+    def folded(text: str) -> str:
+        letters = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+        return " ".join(letters.replace("-", " ").split()).casefold()
+
+    if transliterated:
+        return folded(typed) == folded(stored)
     return canonical(typed) == canonical(stored)
 
 
@@ -264,9 +273,10 @@ def _person_locked(identity: IdentityDetails) -> Person:
 
 def _identity_check(identity: IdentityDetails, person: Person) -> None:
     """Refuses names, a birth date or a personal code that differ from the stored person's."""
+    mrz = identity.transliterated
     if (
-        (identity.given_names.strip() and not _same_text(identity.given_names, person.given_names))
-        or (identity.surnames.strip() and not _same_text(identity.surnames, person.surnames))
+        (identity.given_names.strip() and not _same_text(identity.given_names, person.given_names, transliterated=mrz))
+        or (identity.surnames.strip() and not _same_text(identity.surnames, person.surnames, transliterated=mrz))
         or (identity.date_of_birth is not None and identity.date_of_birth != person.date_of_birth)
         or (
             identity.personal_code.strip()

@@ -20,7 +20,7 @@ from compliance.services.base import PersonError
 from machines.models import Casino
 
 
-def _name_index(given_names: str, surnames: str, date_of_birth: dt.date) -> str:
+def name_dob_index(given_names: str, surnames: str, date_of_birth: dt.date) -> str:
     return crypto.blind_index("name_dob", f"{given_names}|{surnames}|{date_of_birth.isoformat()}")
 
 
@@ -36,7 +36,7 @@ def self_exclusion_match(person: Person, exclusion_list: SelfExclusionList | Non
     if exclusion_list is None:
         return False
     entries = SelfExclusionEntry.objects.filter(exclusion_list=exclusion_list)
-    by_name = entries.filter(name_index=_name_index(person.given_names, person.surnames, person.date_of_birth))
+    by_name = entries.filter(name_index=name_dob_index(person.given_names, person.surnames, person.date_of_birth))
     if person.personal_code_index and entries.filter(personal_code_index=person.personal_code_index).exists():
         return True
     return by_name.exists()
@@ -62,7 +62,7 @@ def _entries(reader: "csv.DictReader[str]") -> list[SelfExclusionEntry]:
                 born = dt.date.fromisoformat(names[2])
             except ValueError:
                 raise PersonError(_("Line %(line)s: the date of birth must be YYYY-MM-DD.") % {"line": line}) from None
-            name_index = _name_index(names[0], names[1], born)
+            name_index = name_dob_index(names[0], names[1], born)
         if not code_index and not name_index:
             raise PersonError(
                 _("Line %(line)s: give a personal code, or names with the date of birth.") % {"line": line}

@@ -125,6 +125,14 @@ class Casino(models.Model):
     minimum_age = models.PositiveSmallIntegerField(
         default=21, validators=[MinValueValidator(18)], verbose_name=_("minimum age")
     )
+    # The door (issue 26): the self-exclusion list imported longer ago than this, the reception fails closed (a
+    # supervisor's override with a reason admits).
+    self_exclusion_max_age_hours = models.PositiveSmallIntegerField(
+        default=24,
+        validators=[MinValueValidator(1)],
+        verbose_name=_("self-exclusion list's maximum age (hours)"),
+        help_text=_("Older than this, the reception admits only on a supervisor's override."),
+    )
     due_diligence_threshold = models.DecimalField(
         max_digits=12, decimal_places=2, default=Decimal("2000.00"), verbose_name=_("due diligence threshold")
     )

@@ -22,6 +22,7 @@ ROLES = [
     "security_officer",
     "counter",
     "count_supervisor",
+    "receptionist",
 ]
 EVERYONE = set(ROLES)
 STAFF = EVERYONE - {"anonymous"}
@@ -128,6 +129,11 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "meters": ("POST", "machine"),
     "api-handpay-request": ("POST", "machine"),
     "api-handpay-detail": ("GET", "machine"),
+    # The door (issue 26): the receptionist's screen and visit cards; the manager's bars.
+    "reception": ("GET", {"receptionist"}),
+    "reception-visit-card": ("GET", {"receptionist"}),  # a visit of the staff's casino (404 otherwise)
+    "reception-bars": ("GET", {"manager"}),
+    "reception-bar-lift": ("POST", {"manager"}),
 }
 
 

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils import timezone
 
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
@@ -15,6 +16,9 @@ from cashdesk.models import ShiftCount, Transfer
 from cashdesk.services import vault_count
 from cashdesk.services.kiosks import kiosk_place, kiosk_transfer_approve, kiosk_transfer_request
 from cashdesk.services.tables import table_create
+from compliance.models import Entrance
+from compliance.services import self_exclusion_import
+from compliance.services.entry import list_state
 from machines.history import acting_as
 from machines.keys import hash_key
 from machines.models import Casino, Game, GamingTable, Machine, Place, TableGame, TableLimitOrder
@@ -73,7 +77,13 @@ DEMO_STAFF = [
     ("skaiciuotoja", "counter"),
     ("skaiciuotojas", "counter"),
     ("skaiciavimovadove", "count_supervisor"),
+    # The door (issue 26).
+    ("administratore", "receptionist"),
 ]
+
+# The demo's self-exclusion list (issue 26): one specimen person of the README's documents, Rūta Kazlauskienė. It is
+# imported again whenever the last import is older than the casino allows, so the demo's door does not fail closed.
+DEMO_SELF_EXCLUDED = "personal_code\n48503021235\n"
 
 # Each casino's croupiers: staff of the casino without a login of their own (the pit supervisor names them at a
 # table); username, given name, surname.
@@ -166,6 +176,7 @@ class Command(BaseCommand):
                 self._stock_kiosks(casino)
                 self._croupiers(casino)
                 self._tables(casino)
+                self._door(casino)
         staff = ", ".join(f"{username}-tor ({role})" for username, role in DEMO_STAFF)
         self.stdout.write(
             f"Demo data ready: {Casino.objects.count()} casinos, {Machine.objects.count()} machines.\n"
@@ -174,6 +185,19 @@ class Command(BaseCommand):
             f"Admin: admin / {DEMO_ADMIN_PASSWORD}\n"
             f"Staff (password {DEMO_STAFF_PASSWORD}): {staff}; the same with -adm for Casino Admiral"
         )
+
+    def _door(self, casino: Casino) -> None:
+        """The casino's entrance, and a self-exclusion list young enough for the door to admit (issue 26)."""
+        Entrance.objects.get_or_create(casino=casino, code="MAIN", defaults={"name": "Pagrindinis įėjimas"})
+        if list_state(casino, timezone.now()).stale:
+            officer = get_user_model().objects.get(username=demo_staff_name("compliance_officer", casino.code))
+            self_exclusion_import(
+                casino=casino,
+                user=officer,
+                data=DEMO_SELF_EXCLUDED.encode(),
+                list_date=timezone.localdate(),
+                source_name="demo-self-exclusion.csv",
+            )
 
     def _croupiers(self, casino: Casino) -> None:
         user_model = get_user_model()

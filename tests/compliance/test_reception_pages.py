@@ -1,0 +1,130 @@
+"""The door's pages (issue 26): the reception screen with a document scanner, the visit card, the manager's bars."""
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from compliance.models import Bar, BarLift, EntryRefusal, Person, Visit
+from tests.compliance.test_entry import (
+    _staff,
+    door,  # noqa: F401 (fixture)
+)
+
+pytestmark = pytest.mark.django_db
+
+# The README's specimen Lithuanian identity cards (TD1), as a scanner types them.
+JONAS = "IDLTU10203040<639005170459<<<<\n9005178M3001019LTU<<<<<<<<<<<3\nPETRAITIS<<JONAS<<<<<<<<<<<<<<"
+TOMAS = "IDLTU30405060<250801010117<<<<\n0801012M2903035LTU<<<<<<<<<<<4\nJANKAUSKAS<<TOMAS<<<<<<<<<<<<<"
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _key(response) -> str:
+    return response.context["form"]["operation_key"].value()
+
+
+def _post(client: Client, **data) -> object:
+    page = client.get("/reception/")
+    return client.post("/reception/", {"operation_key": _key(page), "step": "check", **data})
+
+
+def test_a_first_visit_in_one_scan_and_a_confirmation_then_a_returning_visitor_in_one_scan(door):  # noqa: F811
+    client = _client(door["reception"])
+    page = client.get("/reception/")
+    assert page.status_code == 200
+    assert "Self-exclusion list imported" in page.content.decode()
+    shown = _post(client, scan=JONAS)
+    body = shown.content.decode()
+    assert "First visit" in body
+    assert 'value="PETRAITIS"' in body
+    assert 'value="39005170459"' in body
+    assert not Visit.objects.exists()
+    form = shown.context["form"]
+    data = {name: form[name].value() or "" for name in form.fields}
+    data["surnames"] = "Petraitis"  # the receptionist puts back what the zone cannot write
+    admitted = client.post("/reception/", data)
+    body = admitted.content.decode()
+    assert "ADMITTED" in body
+    assert "Petraitis" in body
+    visit = Visit.objects.get()
+    assert f"/reception/visits/{visit.pk}/card.pdf" in body
+    assert Person.objects.get().surnames == "Petraitis"
+    # The same visitor again: one scan decides, with no form to complete (the zone's PETRAITIS is the same name).
+    again = _post(client, scan=JONAS.lower())
+    assert "ADMITTED" in again.content.decode()
+    assert "First visit" not in again.content.decode()
+    # And with the personal code typed.
+    typed = _post(client, lookup="39005170459")
+    assert "ADMITTED" in typed.content.decode()
+    assert Visit.objects.count() == 3
+    assert Person.objects.count() == 1
+    card = client.get(f"/reception/visits/{visit.pk}/card.pdf")
+    assert (card.status_code, card["Content-Type"]) == (200, "application/pdf")
+
+
+def test_an_under_age_visitor_is_refused_with_the_reason_and_nothing_kept(door):  # noqa: F811
+    client = _client(door["reception"])
+    form = _post(client, scan=TOMAS).context["form"]
+    refused = client.post("/reception/", {name: form[name].value() or "" for name in form.fields})
+    body = refused.content.decode()
+    assert "NOT ADMITTED" in body
+    assert "Under 21: not admitted." in body
+    assert EntryRefusal.objects.get().reason == "under_age"
+    assert not Person.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "scan",
+    ["\x00" + JONAS, "A" * 10_000, JONAS[:-1], JONAS.replace("<639", "<739"), "ŠŠŠ", "<" * 90],
+)
+def test_a_bad_scan_is_a_clear_error_never_a_500(door, scan):  # noqa: F811
+    response = _post(_client(door["reception"]), scan=scan)
+    assert response.status_code == 200
+    assert response.context["form"].errors
+    assert not Visit.objects.exists()
+    assert not EntryRefusal.objects.exists()
+
+
+def test_an_unknown_code_asks_for_the_document(door):  # noqa: F811
+    response = _post(_client(door["reception"]), lookup="39005170459")
+    assert "Not on file" in response.content.decode()
+    assert not Visit.objects.exists()
+
+
+def test_the_pages_are_the_receptionists_and_the_managers(door, other_casino):  # noqa: F811
+    assert _client(door["manager"]).get("/reception/").status_code == 403
+    assert _client(door["reception"]).get("/reception/bars/").status_code == 403
+    visit_page = _post(_client(door["reception"]), scan=JONAS).context["form"]
+    client = _client(door["reception"])
+    client.post("/reception/", {name: visit_page[name].value() or "" for name in visit_page.fields})
+    visit = Visit.objects.get()
+    stranger = _staff(other_casino, "svetimas", "receptionist")
+    assert _client(stranger).get(f"/reception/visits/{visit.pk}/card.pdf").status_code == 404
+
+
+def test_a_manager_bars_a_person_by_code_and_lifts_the_bar(door):  # noqa: F811
+    client = _client(door["reception"])
+    form = _post(client, scan=JONAS).context["form"]
+    client.post("/reception/", {name: form[name].value() or "" for name in form.fields})
+    manager = _client(door["manager"])
+    today = timezone.localdate().isoformat()
+    assert manager.post("/reception/bars/", {"lookup": "000", "reason": "x", "starts_on": today}).status_code == 200
+    assert not Bar.objects.exists()
+    response = manager.post("/reception/bars/", {"lookup": "39005170459", "reason": "a fight", "starts_on": today})
+    assert response.status_code == 302
+    bar = Bar.objects.get()
+    page = manager.get("/reception/bars/").content.decode()
+    assert "a fight" in page
+    assert "JONAS PETRAITIS" in page
+    assert "39005170459" not in page
+    refused = _post(client, scan=JONAS)
+    assert "Barred: not admitted." in refused.content.decode()
+    manager.post(f"/reception/bars/{bar.pk}/lift/", {"reason": ""})
+    assert not BarLift.objects.exists()
+    manager.post(f"/reception/bars/{bar.pk}/lift/", {"reason": "apologised"})
+    assert BarLift.objects.get().lifted_by == door["manager"]
+    assert "ADMITTED" in _post(client, scan=JONAS).content.decode()
