@@ -65,8 +65,8 @@ test-fast: install
 # tests marked `alone` one at a time: they start servers, browsers, workers or clusters of their own
 # (tests/conftest.py).
 suite: install
-	$(TEST_ENV) $(BIN)/pytest -n auto --dist worksteal -m "not alone" $(PYTEST_ARGS)
-	$(TEST_ENV) $(BIN)/pytest -m alone $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/pytest -n auto --dist worksteal -m "not alone" --durations=15 $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/pytest -m alone --durations=25 $(PYTEST_ARGS)
 
 # The whole suite: lint, types, and every test on PostgreSQL. The Debian packages the tests need beyond
 # Python (Chromium, gettext, nginx, openssl) are checked first and installed if missing, in one line.
