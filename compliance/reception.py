@@ -23,7 +23,7 @@ from compliance import forms
 from compliance.models import Bar, Entrance, Person, Visit
 from compliance.mrz import MrzError, mrz_read
 from compliance.printing import visit_card_pdf
-from compliance.services import IdentityDetails, PersonError, age_on
+from compliance.services import IdentityDetails, IdentityMismatch, PersonError, age_on, identity_mismatch_record
 from compliance.services.entry import (
     Decision,
     EntryError,
@@ -73,7 +73,8 @@ def _scanned(form: forms.ReceptionForm, request: StaffRequest) -> IdentityDetail
     """The scanned document's details, completed by what the receptionist typed (the personal code it lacks)."""
     data = form.cleaned_data
     try:
-        document = mrz_read(data["scan"], today=timezone.localdate())
+        today = timezone.localtime(timezone.now(), staff_casino(request).zoneinfo).date()
+        document = mrz_read(data["scan"], today=today)
     except MrzError as error:
         form.add_error("scan", str(error))
         return None
@@ -151,6 +152,11 @@ def _decide(
         person = entry_lookup(personal_code=data["lookup"], document_number=data["lookup"])
         details = IdentityDetails()
         if person is None:
+            # What was typed goes where a first visit's form takes it: an 11-digit code, or a document's number.
+            typed = data["lookup"].strip()
+            field = "personal_code" if typed.isdigit() and len(typed) == 11 else "document_number"
+            details = IdentityDetails(**{field: typed})
+            form.data = {**dict(form.data.items()), "lookup": ""}
             first = _first_visit_form(form, details)
             first.is_valid()
             first.add_error("lookup", _("Not on file: scan the document, or type it below, for a first visit."))
@@ -171,6 +177,11 @@ def _decide(
             override=override,
             operation_key=data["operation_key"],
         )
+    except IdentityMismatch as mismatch:
+        # Who tried which person is written to the access log, not what was typed (as at the desk, issue 21).
+        identity_mismatch_record(user=request.user, casino=entrance.casino, person_id=mismatch.person_id)
+        form.add_error(None, str(mismatch))
+        return None, form
     except PersonError as error:
         form.add_error(None, str(error))
         return None, form
@@ -179,7 +190,12 @@ def _decide(
 
 @role_required(ADMIT)
 def visit_card(request: StaffRequest, pk: int) -> HttpResponse:
-    visit = get_object_or_404(Visit.objects.select_related("casino", "entrance"), pk=pk, casino=staff_casino(request))
+    casino = staff_casino(request)
+    # Today's visits only: the card links a visitor's purchases to them for this gaming day, never again.
+    today = casino.gaming_day(timezone.now())
+    visit = get_object_or_404(
+        Visit.objects.select_related("casino", "entrance"), pk=pk, casino=casino, gaming_day=today
+    )
     response = HttpResponse(visit_card_pdf(visit), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="visit-{visit.pk}.pdf"'
     return response

@@ -36,8 +36,8 @@ from compliance.models import (
     Visit,
 )
 from compliance.services.base import PersonError
-from compliance.services.persons import IdentityDetails, age_on, person_find, person_resolve
-from compliance.services.self_exclusion import name_dob_index, self_exclusion_current
+from compliance.services.persons import IdentityDetails, age_on, person_find, person_identity_check, person_resolve
+from compliance.services.self_exclusion import name_dob_indexes, self_exclusion_current
 from machines.models import Casino
 from staff.models import StaffAssignment
 
@@ -110,7 +110,9 @@ def entry_lookup(
         if found is not None:
             return found
     if personal_code.strip():
-        return person_find(personal_code=personal_code)
+        found = person_find(personal_code=personal_code)
+        if found is not None:
+            return found
     if document_number.strip():
         matches = list(Person.objects.filter(document_number_index=crypto.blind_index("document", document_number))[:2])
         return matches[0] if len(matches) == 1 else None
@@ -127,12 +129,13 @@ def _self_excluded(casino: Casino, day: dt.date, details: IdentityDetails, perso
         code_index = crypto.blind_index("personal_code", details.personal_code)
     if code_index and entries.filter(personal_code_index=code_index).exists():
         return True
-    given, surnames, born = (
-        (person.given_names, person.surnames, person.date_of_birth)
-        if person is not None
-        else (details.given_names, details.surnames, details.date_of_birth)
-    )
-    return born is not None and entries.filter(name_index=name_dob_index(given, surnames, born)).exists()
+    # The stored names and the document's both: a person on file is matched as stored and as the document says.
+    indexes = []
+    if person is not None:
+        indexes += name_dob_indexes(person.given_names, person.surnames, person.date_of_birth)
+    if details.date_of_birth is not None and details.surnames.strip():
+        indexes += name_dob_indexes(details.given_names, details.surnames, details.date_of_birth)
+    return bool(indexes) and entries.filter(name_index__in=indexes).exists()
 
 
 def barred(casino: Casino, person: Person, day: dt.date) -> Bar | None:
@@ -145,7 +148,9 @@ def barred(casino: Casino, person: Person, day: dt.date) -> Bar | None:
     )
 
 
-def _refusal_reason(casino: Casino, day: dt.date, details: IdentityDetails, person: Person | None) -> str:
+def _refusal_reason(
+    casino: Casino, day: dt.date, details: IdentityDetails, person: Person | None, *, listed: bool
+) -> str:
     """The first reason to refuse, in the order the law and the casino's rules give them; "" if none."""
     expiry = details.document_expiry or (person.document_expiry if person is not None else None)
     born = person.date_of_birth if person is not None else details.date_of_birth
@@ -155,7 +160,7 @@ def _refusal_reason(casino: Casino, day: dt.date, details: IdentityDetails, pers
         return RefusalReason.DOCUMENT_EXPIRED
     if age_on(born, day) < casino.minimum_age:
         return RefusalReason.UNDER_AGE
-    if _self_excluded(casino, day, details, person):
+    if listed:
         return RefusalReason.SELF_EXCLUDED
     if person is not None and barred(casino, person, day) is not None:
         return RefusalReason.BARRED
@@ -216,20 +221,25 @@ def entry_decide(
     casino = entrance.casino
     today = timezone.localtime(at, casino.zoneinfo).date()
     with transaction.atomic():
+        if person is None and details.given:
+            person = entry_lookup(identity=details)  # a document typed or scanned of a person on file: theirs
+        _identity_lock(details, person)  # before the key's check: the same form sent twice at once waits here
         earlier = _earlier(operation_key, user, casino, today)
         if earlier is not None:
             return earlier
-        _identity_lock(details, person)
         if person is not None:
             person = Person.objects.select_for_update().get(pk=person.pk)
             if person.pseudonymised_at is not None:
                 raise EntryError(_("This record was pseudonymised: scan the document as for a first visit."))
+            if details.given:
+                person_identity_check(details, person)  # nothing is decided on a person the document is not
         elif not details.given:
             raise EntryError(_("Scan the document, or type the personal code or the document's number."))
-        reason = _refusal_reason(casino, today, details, person)
+        listed = _self_excluded(casino, today, details, person)
+        reason = _refusal_reason(casino, today, details, person, listed=listed)
         name, age = _shown(person, details, today)
         if reason:
-            refusal = _refuse(entrance, user, person, reason, at=at, key=operation_key)
+            refusal = _refuse(entrance, user, person, reason, at=at, key=operation_key, listed=listed)
             return Decision(False, reason, _messages(casino)[reason], name, age, refusal=refusal)
         state = list_state(casino, at)
         if state.stale and override is None:
@@ -280,8 +290,17 @@ def _override_check(override: Override, user: User, casino: Casino) -> None:
 
 
 def _refuse(
-    entrance: Entrance, user: User, person: Person | None, reason: str, *, at: dt.datetime, key: str | None
+    entrance: Entrance,
+    user: User,
+    person: Person | None,
+    reason: str,
+    *,
+    at: dt.datetime,
+    key: str | None,
+    listed: bool,
 ) -> EntryRefusal:
+    """The refusal, and compliance's alert when the visitor is on the self-exclusion list, whatever the first
+    reason given at the door (an expired document or the age come before it)."""
     casino = entrance.casino
     refusal = EntryRefusal.objects.create(
         casino=casino,
@@ -293,7 +312,7 @@ def _refuse(
         refused_at=at,
         operation_key=key or None,
     )
-    if reason == RefusalReason.SELF_EXCLUDED:
+    if listed:
         Alert.objects.create(
             casino=casino,
             kind=Alert.Kind.SELF_EXCLUDED_ENTRY,

@@ -271,6 +271,12 @@ def _person_locked(identity: IdentityDetails) -> Person:
     return Person.objects.select_for_update().get(pk=existing.pk)
 
 
+def person_identity_check(identity: IdentityDetails, person: Person) -> None:
+    """Refuses (IdentityMismatch) details whose names, birth date or personal code differ from the stored person's:
+    checked before anything is decided on the stored person (the door, issue 26) or booked to them (the desk)."""
+    _identity_check(identity, person)
+
+
 def _identity_check(identity: IdentityDetails, person: Person) -> None:
     """Refuses names, a birth date or a personal code that differ from the stored person's."""
     mrz = identity.transliterated

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from compliance.models import Alert, Bar, BarLift, Entrance, EntryRefusal, Person, RefusalReason, Visit
 from compliance.printing import visit_card_pdf
-from compliance.services import IdentityDetails, self_exclusion_import
+from compliance.services import IdentityDetails, IdentityMismatch, self_exclusion_import
 from compliance.services.entry import (
     IDENTITY_LOCK_CLASS,
     EntryError,
@@ -249,3 +249,92 @@ def test_the_same_new_person_at_two_entrances_at_once_is_one_person_with_a_visit
     assert all(result.admitted for result in results)
     assert Person.objects.count() == 1
     assert sorted(Visit.objects.values_list("entrance__code", flat=True)) == ["MAIN", "SIDE"]
+
+
+# --- From the adversarial review of the reception (each failed on the first version) ------------------------------
+
+
+def test_a_barred_person_typed_as_a_first_visit_is_refused(door):
+    person = make_person(born="1990-05-17", document_number="LT5555555")
+    bar_person(casino=door["entrance"].casino, person=person, user=door["manager"], reason="fight", starts_on=TODAY)
+    details = _first_visit(dt.date(1990, 5, 17), code=personal_code(dt.date(1990, 5, 17)))
+    details = IdentityDetails(**{**details.__dict__, "given_names": "Jonas", "surnames": "Jonaitis"})
+    decision = _decide(door, details)  # the receptionist typed the document: no lookup made before
+    assert decision.reason == RefusalReason.BARRED
+    assert not Visit.objects.exists()
+
+
+def test_a_document_naming_someone_else_on_file_decides_nothing(door):
+    stored = make_person(born="1990-05-17", document_number="LT5555555")  # Jonas Jonaitis, with this personal code
+    bar_person(casino=door["entrance"].casino, person=stored, user=door["manager"], reason="fight", starts_on=TODAY)
+    details = _first_visit(dt.date(1990, 5, 17))  # JONAS PETRAITIS, the same code: found by it, as the page does
+    with pytest.raises(IdentityMismatch):
+        _decide(door, details, person=entry_lookup(identity=details))
+    assert not Visit.objects.exists()
+    assert not EntryRefusal.objects.exists()
+
+
+def test_a_self_excluded_visitor_refused_for_the_document_still_raises_the_alert(door):
+    details = _first_visit(dt.date(1985, 3, 2), code=door["excluded"], expiry=dt.date(2020, 1, 1))
+    assert _decide(door, details).reason == RefusalReason.DOCUMENT_EXPIRED
+    assert Alert.objects.filter(kind=Alert.Kind.SELF_EXCLUDED_ENTRY).count() == 1
+
+
+def test_a_list_by_names_matches_the_documents_names_without_diacritics(door, casino):
+    self_exclusion_import(
+        casino=casino,
+        user=door["compliance"],
+        data="given_names,surnames,date_of_birth\nGrėta,Šimkutė,1992-04-04\n".encode(),
+        list_date=TODAY,
+        source_name="names.csv",
+    )
+    details = IdentityDetails(
+        document_type="passport",
+        document_number="X1234567",
+        document_country="LV",
+        given_names="GRETA",
+        surnames="SIMKUTE",
+        date_of_birth=dt.date(1992, 4, 4),
+        nationality="LV",
+        document_expiry=dt.date(TODAY.year + 3, 1, 1),
+        transliterated=True,
+    )
+    assert _decide(door, details).reason == RefusalReason.SELF_EXCLUDED
+
+
+def test_a_document_number_typed_finds_the_person(door):
+    person = make_person(document_number="LT5555555")
+    assert entry_lookup(personal_code="LT5555555", document_number="LT5555555") == person
+
+
+def test_the_same_refused_form_twice_is_one_refusal(door):
+    details = _first_visit(dt.date(2010, 1, 1))
+    first = _decide(door, details, operation_key="r" * 32)
+    second = _decide(door, details, operation_key="r" * 32)
+    assert first.refusal == second.refusal
+    assert EntryRefusal.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_refused_form_sent_twice_at_once_is_one_refusal_and_no_error(door):
+    """A scanner's double Enter: the twin waits on the identity's lock, then finds the first's refusal."""
+    from compliance import crypto
+
+    details = _first_visit(dt.date(2010, 1, 1))
+    calls = [lambda: _decide(door, details, operation_key="t" * 32) for _twin in range(2)]
+    key = crypto.blind_index("personal_code", details.personal_code)
+    results = race(calls, gate=("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [IDENTITY_LOCK_CLASS, key]))
+    assert [type(result).__name__ for result in results] == ["Decision", "Decision"]
+    assert results[0].refusal == results[1].refusal
+    assert EntryRefusal.objects.count() == 1
+
+
+def test_yesterdays_visit_card_is_not_printed_again(door):
+    yesterday = timezone.now() - dt.timedelta(days=1)
+    override = Override(supervisor=door["supervisor"], reason="the list is dated today")  # none yesterday
+    visit = _decide(door, _first_visit(dt.date(1990, 5, 17)), at=yesterday, override=override).visit
+    from django.test import Client
+
+    client = Client()
+    client.force_login(door["reception"])
+    assert client.get(f"/reception/visits/{visit.pk}/card.pdf").status_code == 404
