@@ -160,3 +160,10 @@ class BarForm(forms.Form):
 
 class BarLiftForm(forms.Form):
     reason = forms.CharField(label=_("Reason the bar is lifted"), max_length=255)
+
+
+class DoorReportForm(forms.Form):
+    """The door's report: gaming days from..to (default: the last 30), on the page or as CSV."""
+
+    start = GamingDayField(label=_("From"), required=False)
+    end = GamingDayField(label=_("To"), required=False)

@@ -6,7 +6,7 @@ from typing import Any
 from django.db.models import Count, QuerySet, Sum
 
 from compliance.history import operation_history
-from compliance.models import RegisterEntry
+from compliance.models import EntryRefusal, RefusalReason, RegisterEntry, Visit
 from machines.models import Casino, Place
 
 
@@ -56,3 +56,46 @@ def register_desks(casino: Casino) -> list[DeskChoice]:
     """The casino's cash desks, for the register's filter."""
     rows = Place.objects.filter(casino=casino, kind=Place.Kind.DESK).order_by("code").values_list("pk", "name")
     return [DeskChoice(pk, name) for pk, name in rows]
+
+
+# The door's figures (issue 26): how many visitors were admitted and refused, by gaming day and reason. Counts only.
+DOOR_COLUMNS = ["day", "admitted", "overrides", *RefusalReason.values, "refused"]
+
+
+def door_days(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+    """One row per gaming day start..end that saw the door: admissions, overrides, refusals by reason and in all."""
+    rows: dict[dt.date, dict[str, Any]] = {}
+
+    def row(day: dt.date) -> dict[str, Any]:
+        return rows.setdefault(
+            day, {"day": day, "admitted": 0, "overrides": 0, **dict.fromkeys(RefusalReason.values, 0)}
+        )
+
+    visits = Visit.objects.filter(casino=casino, gaming_day__gte=start, gaming_day__lte=end)
+    for found in visits.values("gaming_day").annotate(n=Count("id"), overridden=Count("override_by")):
+        row(found["gaming_day"]).update(admitted=found["n"], overrides=found["overridden"])
+    refusals = EntryRefusal.objects.filter(casino=casino, gaming_day__gte=start, gaming_day__lte=end)
+    for refused in refusals.values("gaming_day", "reason").annotate(n=Count("id")):
+        row(refused["gaming_day"])[refused["reason"]] = refused["n"]
+    for line in rows.values():
+        line["refused"] = sum(line[reason] for reason in RefusalReason.values)
+    return [rows[day] for day in sorted(rows)]
+
+
+@dataclass(frozen=True)
+class DoorDay:
+    admitted: int
+    overrides: int
+    refusals: list[tuple[str, int]]  # (the reason's label, how many), the reasons that occurred
+
+    @property
+    def refused(self) -> int:
+        return sum(count for _label, count in self.refusals)
+
+
+def door_day(casino: Casino, day: dt.date) -> DoorDay:
+    rows = door_days(casino, day, day)
+    found = rows[0] if rows else {"admitted": 0, "overrides": 0}
+    labels = dict(RefusalReason.choices)
+    refusals = [(str(labels[reason]), found[reason]) for reason in RefusalReason.values if found.get(reason)]
+    return DoorDay(admitted=found["admitted"], overrides=found["overrides"], refusals=refusals)

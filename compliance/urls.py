@@ -12,4 +12,5 @@ urlpatterns = [
     path("alerts/<int:pk>/<str:action>/", views.alert_action, name="compliance-alert-action"),
     path("self-exclusion/", views.self_exclusion, name="compliance-self-exclusion"),
     path("access-log/", views.access_log, name="compliance-access-log"),
+    path("door/", views.door_report, name="compliance-door"),
 ]

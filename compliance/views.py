@@ -23,7 +23,7 @@ from casino_office.redirects import local_path
 from casino_office.widgets import DAY_PATTERN
 from compliance import forms, selectors, services
 from compliance.crypto import mask
-from compliance.models import AccessLogEntry, Alert, Person, RegisterEntry, SelfExclusionList
+from compliance.models import AccessLogEntry, Alert, Person, RefusalReason, RegisterEntry, SelfExclusionList
 from compliance.printing import register_extract_pdf
 from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
@@ -188,6 +188,8 @@ def person_detail(request: StaffRequest, pk: int) -> HttpResponse:
     seen_here = (
         RegisterEntry.objects.filter(person=person, casino=casino).exists()
         or person.transactions.filter(casino=casino).exists()
+        or person.visits.filter(casino=casino).exists()
+        or person.entry_refusals.filter(casino=casino).exists()
     )
     if not seen_here:
         raise Http404(_("No such person in this casino's records."))
@@ -203,6 +205,9 @@ def person_detail(request: StaffRequest, pk: int) -> HttpResponse:
             .select_related("desk", "cashier")
             .order_by("-sequence"),
             "alerts": person.alerts.filter(casino=casino),
+            # The door (issue 26): the person's visits and refusals here, newest first.
+            "visits": person.visits.filter(casino=casino).select_related("entrance", "admitted_by")[:100],
+            "refusals": person.entry_refusals.filter(casino=casino).select_related("entrance", "refused_by")[:100],
         },
     )
 
@@ -433,3 +438,30 @@ def self_exclusion(request: StaffRequest) -> HttpResponse:
 def access_log(request: StaffRequest) -> HttpResponse:
     entries = AccessLogEntry.objects.filter(casino=staff_casino(request)).select_related("user")[:500]
     return render(request, "compliance/access_log.html", {"entries": entries})
+
+
+@role_required(ALERTS, REGISTER)
+def door_report(request: StaffRequest) -> HttpResponse:
+    """Visits and refusals by gaming day and reason (issue 26): counts only, no person named."""
+    casino = staff_casino(request)
+    form = forms.DoorReportForm(request.GET)
+    today = casino.gaming_day(timezone.now())
+    if not form.is_valid():
+        return render(request, "compliance/door.html", {"form": form, "rows": [], "labels": []}, status=400)
+    end = form.cleaned_data["end"] or today
+    start = form.cleaned_data["start"] or end - dt.timedelta(days=29)
+    if start > end:
+        start, end = end, start
+    rows = selectors.door_days(casino, start, end)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="door-{casino.code}-{start}-{end}.csv"'
+        writer = csv.writer(response)
+        writer.writerow(selectors.DOOR_COLUMNS)
+        for row in rows:
+            writer.writerow([row["day"].isoformat(), *(row[name] for name in selectors.DOOR_COLUMNS[1:])])
+        return response
+    labels = [label for _value, label in RefusalReason.choices]
+    shown = [{**row, "counts": [row[reason] for reason in RefusalReason.values]} for row in rows]
+    context = {"form": form, "rows": shown, "labels": labels, "start": start, "end": end}
+    return render(request, "compliance/door.html", context)

@@ -250,3 +250,23 @@ def test_compliance_screens(workstation):
         ("/compliance/fcis/", "fcis-report"),
     ]:
         officer.visit(path, name)
+
+
+JONAS = ("IDLTU10203040<639005170459<<<<", "9005178M3001019LTU<<<<<<<<<<<3", "PETRAITIS<<JONAS<<<<<<<<<<<<<<")
+
+
+def test_receptionist_screens(workstation):
+    """The door (issue 26): a first visit scanned (the scanner types each line and Enter), completed and admitted."""
+    reception = workstation("receptionist", "administratore-adm")
+    page = reception.page
+    reception.look("landing")
+    page.click("#id_scan")
+    with page.expect_navigation():
+        for line in JONAS:
+            page.keyboard.type(line)
+            page.keyboard.press("Enter")
+    reception.look("first-visit")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    reception.look("admitted")
+    assert page.locator(".decision.admitted").count() == 1

@@ -128,3 +128,50 @@ def test_a_manager_bars_a_person_by_code_and_lifts_the_bar(door):  # noqa: F811
     manager.post(f"/reception/bars/{bar.pk}/lift/", {"reason": "apologised"})
     assert BarLift.objects.get().lifted_by == door["manager"]
     assert "ADMITTED" in _post(client, scan=JONAS).content.decode()
+
+
+def test_compliance_sees_the_door_by_day_and_the_persons_visits_and_the_dashboard_counts(door, casino):  # noqa: F811
+    reception = _client(door["reception"])
+    for scan in (JONAS, TOMAS):
+        form = _post(reception, scan=scan).context["form"]
+        reception.post("/reception/", {name: form[name].value() or "" for name in form.fields})
+    _post(reception, scan=JONAS)  # returning: admitted in one scan
+    officer = _client(door["compliance"])
+    day = casino.gaming_day(timezone.now()).isoformat()
+    csv_text = officer.get(f"/compliance/door/?start={day}&end={day}&format=csv").content.decode()
+    assert csv_text.splitlines() == [
+        "day,admitted,overrides,document_expired,under_age,self_excluded,barred,refused",
+        f"{day},2,0,0,1,0,0,1",
+    ]
+    page = officer.get("/compliance/door/")
+    assert page.status_code == 200
+    assert page.context["rows"][0]["counts"] == [0, 1, 0, 0]
+    assert officer.get("/compliance/door/?start=nonsense").status_code == 400
+    # The person page lists the visits, behind the stated purpose and the access log.
+    person = Person.objects.get()
+    officer.post("/compliance/purpose/", {"purpose": "audit of the door", "next": ""})
+    shown = officer.get(f"/compliance/persons/{person.pk}/").content.decode()
+    assert shown.count("Pagrindinis įėjimas") == 2
+    supervisor = _client(door["supervisor"])
+    tile = supervisor.get("/dashboard/").content.decode()
+    assert "2</span> visitors admitted today" in tile
+    assert "1 refused: under the minimum age 1" in tile
+
+
+def test_after_not_on_file_the_first_visit_is_completed_and_admitted(door):  # noqa: F811
+    client = _client(door["reception"])
+    shown = _post(client, lookup="39005170459")
+    form = shown.context["form"]
+    assert form["personal_code"].value() == "39005170459"
+    assert form["lookup"].value() == ""
+    data = {name: form[name].value() or "" for name in form.fields}
+    data.update(
+        given_names="Jonas",
+        surnames="Petraitis",
+        date_of_birth="1990-05-17",
+        document_type="id_card",
+        document_number="10203040",
+        document_expiry="2030-01-01",
+    )
+    assert "ADMITTED" in client.post("/reception/", data).content.decode()
+    assert Visit.objects.get().person.surnames == "Petraitis"

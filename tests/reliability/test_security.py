@@ -134,6 +134,7 @@ TABLE: dict[str, tuple[str, set[str] | str]] = {
     "reception-visit-card": ("GET", {"receptionist"}),  # a visit of the staff's casino (404 otherwise)
     "reception-bars": ("GET", {"manager"}),
     "reception-bar-lift": ("POST", {"manager"}),
+    "compliance-door": ("GET", {"compliance_officer", "manager"}),  # counts by day and reason, no person named
 }
 
 

@@ -196,7 +196,7 @@ class Command(BaseCommand):
                 user=officer,
                 data=DEMO_SELF_EXCLUDED.encode(),
                 list_date=timezone.localdate(),
-                source_name="demo-self-exclusion.csv",
+                source_name="apribojusiu-asmenu-sarasas-demo.csv",
             )
 
     def _croupiers(self, casino: Casino) -> None:
