@@ -26,7 +26,7 @@ import psycopg
 import pytest
 
 from tests.i18n_words import english_in
-from tests.reliability.processes import ADMIN_URL, ROOT, free_port, gunicorn
+from tests.reliability.processes import ADMIN_URL, ROOT, free_port, gunicorn, migrate_fresh
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Without the background-networking flags Chromium keeps calling home, which the closed network refuses.
@@ -112,8 +112,8 @@ def _serve(env: dict[str, str]) -> Iterator[str]:
     """Migrate the (fresh) database, load the demo casinos, serve it with gunicorn; yield the base URL."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium (.ci/run does)")
-    for command in (["migrate", "--noinput"], ["seed_demo"]):
-        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
+    migrate_fresh(env)
+    subprocess.run([sys.executable, "manage.py", "seed_demo"], cwd=ROOT, env=env, check=True, capture_output=True)
     port = free_port()
     with gunicorn(env, port, workers=2) as server:
         yield f"http://127.0.0.1:{port}"

@@ -42,6 +42,7 @@ from tests.reliability.processes import (
     ROOT,
     free_port,
     gunicorn,
+    migrate_fresh,
     run,
     service_env,
     start_worker,
@@ -452,7 +453,8 @@ def system(tmp_path: Path) -> Iterator[dict[str, Any]]:
         GUNICORN_LOG_LEVEL="info",
         GUNICORN_ACCESS_LOG=str(logs / "gunicorn-access.log"),
     )
-    for command in (["migrate", "--noinput", "-v0"], ["seed_demo"], ["shell", "-c", SETUP]):
+    migrate_fresh(env)
+    for command in (["seed_demo"], ["shell", "-c", SETUP]):
         run([sys.executable, "manage.py", *command], env=env)
     web_port, https_port, http_port = free_port(), free_port(), free_port()
     (tmp_path / "nginx").mkdir()

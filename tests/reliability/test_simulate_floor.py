@@ -25,7 +25,16 @@ from django.db import connections
 
 from machines.models import Machine
 from tests.factories import MachineFactory
-from tests.reliability.processes import ADMIN_URL, ROOT, free_port, gunicorn, run, service_env, wait_for_port
+from tests.reliability.processes import (
+    ADMIN_URL,
+    ROOT,
+    free_port,
+    gunicorn,
+    migrate_fresh,
+    run,
+    service_env,
+    wait_for_port,
+)
 from tickets.api.meters import meter_reading_record
 from tickets.management.commands.simulate_floor import Api
 from tickets.models import Ticket
@@ -169,7 +178,8 @@ def server(tmp_path: Path) -> Iterator[dict[str, Any]]:
         LANGUAGE_CODE="en",
     )
     try:
-        for command in (["migrate", "--noinput", "-v0"], ["seed_demo"], ["kiosk_cash", "9002", "--drop", "3000.00"]):
+        migrate_fresh(env)
+        for command in (["seed_demo"], ["kiosk_cash", "9002", "--drop", "3000.00"]):
             run([sys.executable, "manage.py", *command], env=env)
         port = free_port()
         with gunicorn(env, port, workers=2, output=tmp_path / "gunicorn.log") as process:
@@ -421,7 +431,8 @@ def demo(tmp_path: Path) -> Iterator[dict[str, Any]]:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         LANGUAGE_CODE="en",
     )
-    for command in (["migrate", "--noinput", "-v0"], ["seed_demo"]):
+    migrate_fresh(env)
+    for command in (["seed_demo"],):
         run([sys.executable, "manage.py", *command], env=env)
     port = free_port()
     worker_log, server_log = tmp_path / "worker.log", tmp_path / "runserver.log"
