@@ -20,6 +20,7 @@ rewriting the append-only register.
 
 import hashlib
 import hmac
+import unicodedata
 from functools import lru_cache
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -43,6 +44,11 @@ def _current() -> MultiFernet:
 
 def normalise(value: str) -> str:
     return "".join(value.split()).upper().replace("-", "")
+
+
+def unmarked(text: str) -> str:
+    """The letters without their diacritics ("Rūta" -> "Ruta"), as a document's machine-readable zone writes them."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def encrypt(value: str) -> str:

@@ -222,7 +222,7 @@ def _same_text(typed: str, stored: str, *, transliterated: bool = False) -> bool
         return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
 
     def folded(text: str) -> str:
-        letters = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+        letters = crypto.unmarked(text)
         return " ".join(letters.replace("-", " ").split()).casefold()
 
     if transliterated:

@@ -3,7 +3,6 @@
 import csv
 import datetime as dt
 import io
-import unicodedata
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -24,17 +23,14 @@ from machines.models import Casino
 def name_dob_index(given_names: str, surnames: str, date_of_birth: dt.date) -> str:
     """The entry's index of names and date of birth, diacritics left out: "Rūta Kazlauskienė" and a document's
     machine-readable "RUTA KAZLAUSKIENE" are one index (lists imported before this match by `name_dob_indexes`)."""
-    return crypto.blind_index("name_dob", f"{_unmarked(given_names)}|{_unmarked(surnames)}|{date_of_birth.isoformat()}")
+    names = f"{crypto.unmarked(given_names)}|{crypto.unmarked(surnames)}"
+    return crypto.blind_index("name_dob", f"{names}|{date_of_birth.isoformat()}")
 
 
 def name_dob_indexes(given_names: str, surnames: str, date_of_birth: dt.date) -> list[str]:
     """The indexes a person's names match: without diacritics, and as written (the entries of older imports)."""
     exact = crypto.blind_index("name_dob", f"{given_names}|{surnames}|{date_of_birth.isoformat()}")
     return [name_dob_index(given_names, surnames, date_of_birth), exact]
-
-
-def _unmarked(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def self_exclusion_current(casino: Casino, day: dt.date) -> SelfExclusionList | None:
