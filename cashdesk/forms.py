@@ -1,3 +1,4 @@
+import datetime as dt
 import re
 from decimal import Decimal
 from typing import Any
@@ -12,8 +13,8 @@ from cashdesk.models.tables import COLOUR_CHIP_VALUES, SEATS, ChipColour
 from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.forms import OperationForm
 from casino_office.widgets import DayInput
-from compliance.models import Person
-from compliance.services import IdentityDetails
+from compliance.models import Person, Visit
+from compliance.services import IdentityDetails, age_on
 from machines.models import Place, TableGame
 
 _ASCII_NUMBER = re.compile(r"^\s*[0-9]+([.,][0-9]+)?\s*$")
@@ -58,6 +59,15 @@ class PersonFieldsForm(OperationForm):
     the money's transaction, so a refused transaction leaves no personal data.
     """
 
+    # Issue 26: the admitted visitor the transaction is for, scanned from the visit card or picked from today's
+    # visitors (the view offers them: offer_visitors); the service checks the card is today's at this casino.
+    visit_card = forms.CharField(
+        label=_("Visit card"),
+        max_length=16,
+        required=False,
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
+    )
+    visitor = forms.CharField(label=_("or today's visitor"), max_length=16, required=False, widget=forms.Select())
     personal_code = forms.CharField(label=_("Personal code (asmens kodas)"), max_length=20, required=False)
     document_type = forms.ChoiceField(
         label=_("Document"), choices=[("", "—"), *Person.DocumentType.choices], required=False
@@ -74,6 +84,8 @@ class PersonFieldsForm(OperationForm):
     # Set by the view when the transaction needs the person: a payout over the threshold, or the service
     # refused for want of one. The page then shows the person's fields open, with the reason.
     identity_required = False
+    # Today's visitors' details by visit card, shown when one is picked (offer_visitors).
+    visitor_details: "dict[str, str] | None" = None
 
     def require_identity(self) -> None:
         """The person's fields open, with the reason, and the cursor starts in the personal code."""
@@ -82,11 +94,40 @@ class PersonFieldsForm(OperationForm):
             form_field.widget.attrs.pop("autofocus", None)
         self.fields["personal_code"].widget.attrs["autofocus"] = True
 
+    def offer_visitors(self, visits: list[Visit], *, zone: dt.tzinfo, today: dt.date) -> None:
+        """Today's visitors to pick from: the admission's time and the name; the age and the document (type and
+        validity, no number) show once picked (desk.js)."""
+        choices: list[tuple[str, str]] = [("", "—")]
+        details: dict[str, str] = {}
+        for visit in visits:
+            person = visit.person
+            admitted = visit.admitted_at.astimezone(zone).strftime("%H:%M")
+            choices.append((visit.card, f"{admitted} · {person.given_names} {person.surnames}"))
+            details[visit.card] = _("%(type)s valid until %(expiry)s · born %(born)s (%(age)s)") % {
+                "type": person.get_document_type_display(),
+                "expiry": person.document_expiry.isoformat() if person.document_expiry else "—",
+                "born": person.date_of_birth.isoformat(),
+                "age": age_on(person.date_of_birth, today),
+            }
+        widget = self.fields["visitor"].widget
+        widget.choices = choices
+        self.visitor_details = details
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or self.cleaned_data
+        card, picked = (data.get("visit_card") or "").strip(), (data.get("visitor") or "").strip()
+        if card and picked and card != picked:
+            self.add_error("visitor", _("Scan the visit card or pick the visitor, not two different visitors."))
+        return data
+
     def person_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in PERSON_FIELDS]
 
+    def visitor_fields(self) -> list[forms.BoundField]:
+        return [self["visit_card"], self["visitor"]]
+
     def transaction_fields(self) -> list[forms.BoundField]:
-        return [field for field in self.visible_fields() if field.name not in PERSON_FIELDS]
+        return [field for field in self.visible_fields() if field.name not in (*PERSON_FIELDS, *VISITOR_FIELDS)]
 
     def person_open(self) -> bool:
         """Whether the person's fields show: needed, in error, or already begun by the cashier."""
@@ -101,9 +142,11 @@ class PersonFieldsForm(OperationForm):
 
     def identity(self) -> IdentityDetails | None:
         data = self.cleaned_data
-        if not (data.get("document_number") or data.get("personal_code")):
+        visit_card = (data.get("visit_card") or data.get("visitor") or "").strip()
+        if not (data.get("document_number") or data.get("personal_code") or visit_card):
             return None
         return IdentityDetails(
+            visit_card=visit_card,
             personal_code=data.get("personal_code") or "",
             document_type=data.get("document_type") or "",
             document_number=data.get("document_number") or "",
@@ -117,6 +160,7 @@ class PersonFieldsForm(OperationForm):
         )
 
 
+VISITOR_FIELDS = ("visit_card", "visitor")
 PERSON_FIELDS = (
     "personal_code",
     "document_type",

@@ -237,6 +237,13 @@ class RegisterEntry(models.Model):
     self_excluded = models.BooleanField(
         help_text=_("On the self-exclusion list current at identification."), verbose_name=_("self excluded")
     )
+    # Issue 26, the day's total: a purchase entered because the person's purchases over the gaming day passed the
+    # threshold carries that total (this purchase included) and the earlier purchases it passed with (their
+    # transactions' ids, none of them in the register: each was under the threshold). Null on other entries.
+    day_total = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("gaming day's purchases")
+    )
+    earlier_transactions = models.JSONField(default=list, blank=True, verbose_name=_("earlier purchases"))
     previous_hash = models.CharField(max_length=64, verbose_name=_("previous hash"))
     entry_hash = models.CharField(max_length=64, unique=True, verbose_name=_("entry hash"))
     key_id = models.CharField(

@@ -32,7 +32,14 @@ from cashdesk.models.instruments import (
 from cashdesk.models.snapshots import LiabilitySnapshot
 from cashdesk.models.tables import ColourChips, TableBuyIn, TablePlaces, TableSession, TableSlip, TableSlipSeries
 from cashdesk.models.transfers import Transfer, TransferLine
-from casino_office.vocabulary import APPROVED_KINDS, CASH_IN_KINDS, COUNTERPARTY_OF_KIND, IDENTITY_KINDS, KIOSK_KINDS
+from casino_office.vocabulary import (
+    APPROVED_KINDS,
+    CASH_IN_KINDS,
+    COUNTERPARTY_OF_KIND,
+    IDENTITY_KINDS,
+    KIOSK_KINDS,
+    PURCHASE_KINDS,
+)
 
 __all__ = [
     "APPROVED_KINDS",
@@ -42,6 +49,7 @@ __all__ = [
     "HANDPAY_KINDS",
     "IDENTITY_KINDS",
     "KIOSK_KINDS",
+    "PURCHASE_KINDS",
     "BoxTally",
     "CashTransaction",
     "CheckCodeFailure",

@@ -19,6 +19,7 @@ from cashdesk.books import ZERO
 from cashdesk.errors import CashDeskError
 from cashdesk.models import (
     IDENTITY_KINDS,
+    PURCHASE_KINDS,
     CashTransaction,
     CountRequest,
     MachineReceipt,
@@ -26,9 +27,10 @@ from cashdesk.models import (
 )
 from cashdesk.services.posting import Legs, Line, Posting, books_lock, books_write, cash, desk_legs, pieces
 from casino_office.money import format_money
-from compliance.models import Person
+from compliance.models import Person, Visit
 from compliance.services import (
     CashOperation,
+    DayPurchases,
     Identification,
     IdentificationRefused,
     IdentityDetails,
@@ -39,7 +41,9 @@ from compliance.services import (
     identity_mismatch_record,
     person_resolve,
     register_entry_write,
+    register_needed,
 )
+from compliance.services.entry import visit_of_card
 from machines.models import Casino, Machine, Place
 from tickets.models import Ticket
 
@@ -158,14 +162,17 @@ def post_transaction(
     """
     if legs is None:
         legs = desk_legs(desk=desk, kind=kind, lines=lines, other=other_place or counterparty)
-    needs_register = _identity_required(desk=desk, kind=kind, amount=amount, person=person, identity=identity)
+    _identity_required(desk=desk, kind=kind, amount=amount, person=person, identity=identity)
     posting = books_lock(shift=shift, desk=desk, kind=kind, amount=amount, legs=legs, at=at)
     person = _resolve_person(person=person, identity=identity, at=posting.at, casino=desk.casino)
+    person, visit = _visitor(person=person, identity=identity, at=posting.at, casino=desk.casino)
     identification = _identification(person=person, kind=kind, casino=desk.casino, at=posting.at)
+    day = _day_purchases(casino=desk.casino, person=person, kind=kind, at=posting.at)
     transaction_ = books_write(
         posting,
         user=user,
         person=person,
+        visit=visit,
         ticket=ticket,
         machine_receipt=machine_receipt,
         machine=machine,
@@ -180,7 +187,7 @@ def post_transaction(
         user=user,
         ticket=ticket,
         identification=identification,
-        to_register=needs_register,
+        day=day,
     )
     return transaction_
 
@@ -192,7 +199,7 @@ def _report(
     user: User | None,
     ticket: Ticket | None,
     identification: Identification | None,
-    to_register: bool,
+    day: DayPurchases | None,
 ) -> None:
     """The register's entry (an identified transaction over the threshold: a deferred trigger checks at commit that
     it has one) and the alerts, in the money's transaction."""
@@ -207,24 +214,79 @@ def _report(
         cashier_id=user.pk if user is not None else None,
         ticket_machine_id=ticket.issuing_machine_id if ticket is not None else None,
     )
-    if to_register and identification is not None:
-        register_entry_write(operation=operation, identification=identification)
+    if identification is not None and register_needed(
+        casino=operation.casino, kind=operation.kind, amount=operation.amount, day=day
+    ):
+        register_entry_write(operation=operation, identification=identification, day=day)
     alerts_evaluate(operation=operation, identification=identification)
 
 
 def _identity_required(
     *, desk: Place, kind: str, amount: Decimal, person: Person | None, identity: IdentityDetails | None
-) -> bool:
-    """Whether the transaction goes in the register; then a person must be named (refused otherwise)."""
+) -> None:
+    """Refuses a transaction that names nobody when it must: one over the identity threshold (it goes in the
+    register), or a purchase for cash over the casino's anonymous limit (issue 26: linked to an admitted visitor)."""
     casino = desk.casino
-    needs_register = kind in IDENTITY_KINDS and amount > casino.identity_threshold
-    if needs_register and person is None and (identity is None or not identity.given):
+    named = person is not None or (identity is not None and (identity.given or bool(identity.visit_card.strip())))
+    if named:
+        return
+    if kind in IDENTITY_KINDS and amount > casino.identity_threshold:
         raise CashDeskError(
             "identity_required",
             _("Over %(threshold)s: identify the person before this transaction.")
             % {"threshold": format_money(casino.identity_threshold)},
         )
-    return needs_register
+    if kind in PURCHASE_KINDS and amount > casino.anonymous_purchase_limit:
+        raise CashDeskError(
+            "visitor_required",
+            _("Scan the visit card or pick the visitor: a purchase over %(limit)s is linked to an admitted visitor.")
+            % {"limit": format_money(casino.anonymous_purchase_limit)},
+        )
+
+
+def _visitor(
+    *, person: Person | None, identity: IdentityDetails | None, at: dt.datetime, casino: Casino
+) -> tuple[Person | None, Visit | None]:
+    """The admitted visitor the transaction is linked to (a visit card scanned or picked), who is its person."""
+    card = identity.visit_card.strip() if identity is not None else ""
+    if not card:
+        return person, None
+    try:
+        visit = visit_of_card(casino=casino, card=card, at=at)
+    except PersonError as error:
+        raise CashDeskError("visit_invalid", str(error)) from None
+    if person is not None and person.pk != visit.person_id:
+        raise CashDeskError(
+            "visit_mismatch", _("The visit card is another person's: identify the person in front of you.")
+        )
+    return visit.person, visit
+
+
+def _day_purchases(*, casino: Casino, person: Person | None, kind: str, at: dt.datetime) -> DayPurchases | None:
+    """The person's earlier purchases for cash in this gaming day, at every desk and table (issue 26).
+
+    Read with the person's row locked, so two purchases by one person at two desks are added up one after the
+    other: the second waits for the first to commit and counts it.
+    """
+    if person is None or kind not in PURCHASE_KINDS:
+        return None
+    Person.objects.select_for_update().filter(pk=person.pk).values_list("pk", flat=True).first()
+    start, end = casino.gaming_day_bounds(casino.gaming_day(at))
+    earlier = list(
+        CashTransaction.objects.filter(
+            casino=casino,
+            person=person,
+            kind__in=PURCHASE_KINDS,
+            created_at__gte=start,
+            created_at__lt=end,
+            reversed_by__isnull=True,
+        )
+        .order_by("created_at", "pk")
+        .values_list("pk", "amount")
+    )
+    return DayPurchases(
+        transaction_ids=tuple(pk for pk, _amount in earlier), total=sum((a for _pk, a in earlier), ZERO)
+    )
 
 
 def _identification(*, person: Person | None, kind: str, casino: Casino, at: dt.datetime) -> Identification | None:

@@ -21,7 +21,7 @@ from cashdesk.errors import CashDeskError
 from cashdesk.items import DENOMINATIONS, Item
 from cashdesk.models import CASH_IN_KINDS, COUNTERPARTY_OF_KIND, CashTransaction, Leg, MachineReceipt, Shift
 from casino_office.money import format_money
-from compliance.models import Person
+from compliance.models import Person, Visit
 from machines.chains import chain_and_save
 from machines.models import Machine, Place
 from tickets.models import Ticket
@@ -100,6 +100,7 @@ def books_write(
     approved_by: User | None,
     reverses: CashTransaction | None,
     operation_key: str | None,
+    visit: Visit | None = None,
 ) -> CashTransaction:
     """Write the transaction under the desk's next receipt number, with its legs (each item sums to zero: a deferred
     trigger refuses it otherwise at commit), chained in the casino's books."""
@@ -115,6 +116,8 @@ def books_write(
         amount=posting.amount,
         person=person,
         identity_threshold=casino.identity_threshold,
+        anonymous_limit=casino.anonymous_purchase_limit,
+        visit=visit,
         ticket=ticket,
         machine_receipt=machine_receipt,
         reverses=reverses,

@@ -16,7 +16,14 @@ from cashdesk import forms, selectors, services
 from cashdesk.errors import CashDeskError
 from cashdesk.items import ALL_ITEMS, DENOMINATIONS, Item
 from cashdesk.models import CashTransaction, CountRequest, MachineReceipt, Shift, ShiftCount, TransactionKind
-from cashdesk.views.common import StaffRequest, open_shift, role_required, staff_casino
+from cashdesk.views.common import (
+    StaffRequest,
+    not_admitted_flag,
+    open_shift,
+    role_required,
+    staff_casino,
+    visitors_offer,
+)
 from casino_office.errors import DomainError
 from casino_office.money import cash_payout, format_money
 from machines.models import Casino
@@ -58,6 +65,7 @@ def _render(
     what is there, not towards a figure shown)."""
     if shift is not None:
         context["identity_threshold"] = shift.desk.casino.identity_threshold
+        visitors_offer(shift.desk.casino, *context.values())
         if blind:
             context.update(shift=shift, blind_count=True)
         else:
@@ -161,6 +169,7 @@ def _run(request: StaffRequest, form: Any, action: Any, template: str, shift: Sh
     """Run a transaction form and show its receipt, or the form again with what went wrong."""
     tx = _attempt(form, action) if request.method == "POST" else None
     if tx is not None:
+        not_admitted_flag(request, tx)
         return redirect("desk-transaction", pk=tx.pk)
     return _render(request, template, shift, form=form, **context)
 
@@ -183,6 +192,7 @@ def ticket_pay(request: StaffRequest) -> HttpResponse:
         ),
     )
     if tx is not None:
+        not_admitted_flag(request, tx)
         return redirect("desk-transaction", pk=tx.pk)
     # Back to the ticket, with what went wrong; the ticket is shown as it is now.
     # The number as the form cleaned it: the raw field may hold what no lookup can take (a NUL).

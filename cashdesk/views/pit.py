@@ -33,8 +33,9 @@ from cashdesk.forms import (
     TableSlipForm,
     TrayCountForm,
 )
-from cashdesk.models import ColourChips, TablePlaces, TableSession, TableSlip
+from cashdesk.models import ColourChips, TableBuyIn, TablePlaces, TableSession, TableSlip
 from cashdesk.services import table_slips, tables
+from cashdesk.views.common import not_admitted_flag, visitors_offer
 from casino_office.errors import DomainError
 from casino_office.money import format_money
 from machines.models import GamingTable, Place, TableLimit, TableLimitOrder, table_limit_on
@@ -115,7 +116,9 @@ def _submit(form: OperationForm, action: Callable[[Any], TableSession]) -> Table
 
 
 def _form_page(request: StaffRequest, form: OperationForm, title: str, back: str, intro: str = "") -> HttpResponse:
-    threshold = staff_casino(request).identity_threshold
+    casino = staff_casino(request)
+    threshold = casino.identity_threshold
+    visitors_offer(casino, form)
     context = {"form": form, "title": title, "intro": intro, "back": back, "identity_threshold": threshold}
     return render(request, "cashdesk/form.html", context)
 
@@ -174,9 +177,10 @@ def table_close(request: StaffRequest, pk: int) -> HttpResponse:
 def table_buy_in(request: StaffRequest, pk: int) -> HttpResponse:
     session = _session(request, pk)
     form = TableBuyInForm(request.POST or None)
-    done = _submit(
-        form,
-        lambda f: (
+    bought: list[TableBuyIn] = []
+
+    def buy_in(f: TableBuyInForm) -> TableSession:
+        bought.append(
             tables.table_buy_in(
                 session=session,
                 cash=f.cleaned_data["amount"],
@@ -185,11 +189,14 @@ def table_buy_in(request: StaffRequest, pk: int) -> HttpResponse:
                 user=request.user,
                 identity=f.identity(),
                 operation_key=f.cleaned_data["operation_key"],
-            ).session
-        ),
-    )
+            )
+        )
+        return bought[0].session
+
+    done = _submit(form, buy_in)
     if done is not None:
         messages.success(request, _("The buy-in is recorded."))
+        not_admitted_flag(request, bought[0].transaction)
         return redirect("pit-session", pk=session.pk)
     intro = _("Cash into the drop box, chips out of the tray; over the threshold identify the person first.")
     title = _("Buy-in at table %(table)s") % {"table": session.table.number}

@@ -18,10 +18,12 @@ from compliance.services.persons import (
 from compliance.services.register import (
     BrokenLink,
     CashOperation,
+    DayPurchases,
     register_correct,
     register_entry_write,
     register_hash,
     register_head,
+    register_needed,
     register_verify,
 )
 from compliance.services.self_exclusion import self_exclusion_current, self_exclusion_import, self_exclusion_match
@@ -32,6 +34,7 @@ __all__ = [
     "PURCHASE_KINDS",
     "BrokenLink",
     "CashOperation",
+    "DayPurchases",
     "Identification",
     "IdentificationRefused",
     "IdentityDetails",
@@ -55,6 +58,7 @@ __all__ = [
     "register_entry_write",
     "register_hash",
     "register_head",
+    "register_needed",
     "register_verify",
     "self_exclusion_current",
     "self_exclusion_import",

@@ -11,8 +11,10 @@ from django.utils import timezone
 
 from compliance.models import (
     AccessLogEntry,
+    EntryRefusal,
     Person,
     PersonDocument,
+    Visit,
 )
 from compliance.services.person_versions import person_version_record
 from machines.models import Casino
@@ -73,33 +75,52 @@ def _pseudonymise(person: Person, now: dt.datetime) -> None:
 
 
 def persons_pseudonymise(*, now: dt.datetime | None = None) -> int:
-    """Pseudonymise persons whose every register entry is past their casino's retention period.
+    """Pseudonymise persons once every record naming them is past its casino's retention.
 
-    Names, codes, documents (the previous ones too) and address go; the
-    register's entries and their amounts stay, still chained (the hash covers
-    no personal data). A person identified but never in the register (every
-    transaction at or under the threshold) is pseudonymised once last seen
-    longer ago than the longest retention of any casino.
+    A register entry is kept for its casino's register retention; a visit or an entry refusal at the door (issue 26)
+    for its casino's visit retention. Names, codes, documents (the previous ones too) and address go; the register's
+    entries and their amounts stay, still chained (the hash covers no personal data), and so do the visits and
+    refusals, naming a pseudonym. A person named by none of these (identified at a desk, every transaction at or
+    under the threshold, never at the door) is pseudonymised once last seen longer ago than the longest register
+    retention of any casino.
     """
     now = now or timezone.now()
+    casinos = {casino.pk: casino for casino in Casino.objects.all()}
     done = 0
-    candidates = Person.objects.filter(pseudonymised_at__isnull=True, register_entries__isnull=False).distinct()
-    for person in candidates.iterator():
-        entries = person.register_entries.select_related("casino")
-        if any(entry.created_at > _years_before(now, entry.casino.register_retention_years) for entry in entries):
-            continue
-        _pseudonymise(person, now)
-        done += 1
-    longest = max(Casino.objects.values_list("register_retention_years", flat=True), default=None)
+    named = (
+        Person.objects.filter(pseudonymised_at__isnull=True)
+        .filter(Q(register_entries__isnull=False) | Q(visits__isnull=False) | Q(entry_refusals__isnull=False))
+        .distinct()
+    )
+    for person in named.iterator():
+        if not _still_kept(person, casinos, now):
+            _pseudonymise(person, now)
+            done += 1
+    longest = max((casino.register_retention_years for casino in casinos.values()), default=None)
     if longest is not None:
         cutoff = _years_before(now, longest)
-        unregistered = Person.objects.filter(pseudonymised_at__isnull=True, register_entries__isnull=True).filter(
-            Q(last_seen_at__lt=cutoff) | Q(last_seen_at__isnull=True, created_at__lt=cutoff)
-        )
-        for person in unregistered.iterator():
+        unnamed = Person.objects.filter(
+            pseudonymised_at__isnull=True,
+            register_entries__isnull=True,
+            visits__isnull=True,
+            entry_refusals__isnull=True,
+        ).filter(Q(last_seen_at__lt=cutoff) | Q(last_seen_at__isnull=True, created_at__lt=cutoff))
+        for person in unnamed.iterator():
             _pseudonymise(person, now)
             done += 1
     return done
+
+
+def _still_kept(person: Person, casinos: dict[int, Casino], now: dt.datetime) -> bool:
+    """Whether a record naming the person is still within its casino's retention."""
+    entries = person.register_entries.values_list("casino_id", "created_at")
+    if any(at > _years_before(now, casinos[casino].register_retention_years) for casino, at in entries):
+        return True
+    door = [
+        *Visit.objects.filter(person=person).values_list("casino_id", "admitted_at"),
+        *EntryRefusal.objects.filter(person=person).values_list("casino_id", "refused_at"),
+    ]
+    return any(at > _years_before(now, casinos[casino].visit_retention_years) for casino, at in door)
 
 
 def _years_before(moment: dt.datetime, years: int) -> dt.datetime:

@@ -421,3 +421,33 @@ def bar_lift(*, bar: Bar, user: User, reason: str) -> BarLift:
             )
     except IntegrityError:
         raise EntryError(_("This bar is lifted already.")) from None
+
+
+# The desk's side of the door: a purchase for cash is linked to an admitted visitor (the day's total).
+
+
+def visit_of_card(*, casino: Casino, card: str, at: dt.datetime) -> Visit:
+    """Today's visit with this visit card (scanned, or picked from today's visitors), with its person.
+
+    Raises EntryError: a card nobody was admitted with at this casino, or one from another gaming day.
+    """
+    card = card.strip()
+    visit = None
+    if card.isascii() and card.isdigit() and len(card) <= CARD_DIGITS:
+        visit = Visit.objects.select_related("person").filter(casino=casino, card=card).first()
+    if visit is None:
+        raise EntryError(_("No visitor was admitted with this visit card: scan it again or pick the visitor."))
+    if visit.gaming_day != casino.gaming_day(at):
+        raise EntryError(_("This visit card is from another gaming day: the visitor goes through the reception again."))
+    return visit
+
+
+def visitors_today(casino: Casino, at: dt.datetime, limit: int = 1000) -> list[Visit]:
+    """Today's admissions at the casino, the latest first, each with its person (the desk's pick)."""
+    visits = Visit.objects.filter(casino=casino, gaming_day=casino.gaming_day(at)).select_related("person")
+    return list(visits.order_by("-admitted_at", "-pk")[:limit])
+
+
+def admitted_today(*, casino: Casino, person: Person, at: dt.datetime) -> bool:
+    """Whether the person came in through the door this gaming day (the desk flags one who did not)."""
+    return Visit.objects.filter(casino=casino, person=person, gaming_day=casino.gaming_day(at)).exists()

@@ -198,6 +198,8 @@ class IdentityDetails:
     # Names read from a document's machine-readable zone: in Latin capitals without diacritics (ICAO 9303), so
     # they are compared with the stored names letter for letter, diacritics and hyphens aside (issue 26).
     transliterated: bool = False
+    # The card of today's visit (issue 26): scanned from the visit card, or picked from today's visitors at the desk.
+    visit_card: str = ""
 
     @property
     def given(self) -> bool:

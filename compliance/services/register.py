@@ -27,7 +27,7 @@ from compliance.models import (
     RegisterEntry,
     RegisterSeal,
 )
-from compliance.services.base import GENESIS_HASH, PersonError
+from compliance.services.base import GENESIS_HASH, IDENTITY_KINDS, PURCHASE_KINDS, PersonError
 from compliance.services.identification import Identification
 from compliance.services.person_versions import person_version_last
 from machines.chains import Finding
@@ -58,6 +58,9 @@ def register_message(entry: RegisterEntry) -> bytes:
         "self_excluded": entry.self_excluded,
         "previous_hash": entry.previous_hash,
     }
+    if entry.day_total is not None:  # issue 26; entries without a day's total hash as they always did
+        content["day_total"] = str(Decimal(entry.day_total).quantize(Decimal("0.01")))
+        content["earlier_transactions"] = [int(pk) for pk in entry.earlier_transactions]
     if not entry.key_id:
         return _canonical(content)  # as the chain was hashed before it was keyed
     return b"register-entry\n" + _canonical({**content, "key_id": entry.key_id})
@@ -112,8 +115,32 @@ class CashOperation:
     ticket_machine_id: int | None = None
 
 
-def register_entry_write(*, operation: CashOperation, identification: Identification) -> RegisterEntry:
-    """The register line of a cash-desk transaction; call inside the transaction that moves the money."""
+@dataclass(frozen=True)
+class DayPurchases:
+    """A person's earlier purchases for cash in the gaming day, as the desk's books hold them (issue 26)."""
+
+    transaction_ids: tuple[int, ...]
+    total: Decimal
+
+
+def register_needed(*, casino: Casino, kind: str, amount: Decimal, day: DayPurchases | None) -> bool:
+    """Whether the transaction goes in the register: identity kinds over the threshold on their own, and a
+    purchase whose gaming day's purchases by the same person pass it (the regulator counts the day, not the
+    transaction)."""
+    if kind not in IDENTITY_KINDS:
+        return False
+    if amount > casino.identity_threshold:
+        return True
+    return kind in PURCHASE_KINDS and day is not None and day.total + amount > casino.identity_threshold
+
+
+def register_entry_write(
+    *, operation: CashOperation, identification: Identification, day: DayPurchases | None = None
+) -> RegisterEntry:
+    """The register line of a cash-desk transaction; call inside the transaction that moves the money.
+
+    A purchase entered for its gaming day's total (`day`) carries that total and, when it is the one that passed the
+    threshold, the earlier purchases it passed with."""
     if operation.cashier_id is None:  # a kiosk identifies nobody: its payouts stay under the threshold
         raise ValueError("a register entry names the cashier who identified the person")
     casino = operation.casino
@@ -131,8 +158,19 @@ def register_entry_write(*, operation: CashOperation, identification: Identifica
             gaming_day=casino.gaming_day(operation.at),
             self_exclusion_list=identification.exclusion_list,
             self_excluded=identification.self_excluded,
+            **_day_fields(operation, day),
         )
     )
+
+
+def _day_fields(operation: CashOperation, day: DayPurchases | None) -> dict[str, object]:
+    if day is None or operation.kind not in PURCHASE_KINDS:
+        return {}
+    passed_here = day.total <= operation.casino.identity_threshold
+    return {
+        "day_total": day.total + operation.amount,
+        "earlier_transactions": list(day.transaction_ids) if passed_here else [],
+    }
 
 
 def register_correct(

@@ -125,6 +125,17 @@ class Casino(models.Model):
     minimum_age = models.PositiveSmallIntegerField(
         default=21, validators=[MinValueValidator(18)], verbose_name=_("minimum age")
     )
+    # The day's total (issue 26): a cash purchase with no admitted visitor linked (a scanned visit card or one of
+    # today's visitors picked) is allowed only up to this; 0, every purchase is linked, so a person's purchases over
+    # the gaming day are added up for the register.
+    anonymous_purchase_limit = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("0.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        verbose_name=_("anonymous purchase limit"),
+        help_text=_("The largest cash purchase a desk or a table takes without a visitor linked; 0: every one."),
+    )
     # The door (issue 26): the self-exclusion list imported longer ago than this, the reception fails closed (a
     # supervisor's override with a reason admits).
     self_exclusion_max_age_hours = models.PositiveSmallIntegerField(
@@ -157,6 +168,11 @@ class Casino(models.Model):
     )
     register_retention_years = models.PositiveSmallIntegerField(
         default=8, validators=[MinValueValidator(1)], verbose_name=_("register retention years")
+    )
+    # The door (issue 26): visits and entry refusals name the person this long, then the retention job pseudonymises a
+    # person named by nothing kept longer (docs/operations.md, "Retention": the legal basis).
+    visit_retention_years = models.PositiveSmallIntegerField(
+        default=8, validators=[MinValueValidator(1)], verbose_name=_("visit retention years")
     )
     # Four eyes (issue 21): a count whose difference, or any other write-off to over/short, is larger than this
     # (per item, in euro) posts only when a second supervisor approves it.

@@ -319,3 +319,50 @@ def printed_ticket(base: str, key: str, amount: str) -> str:
     number = str(issued["validation_number"])
     machine_call(base, key, "POST", f"tickets/{number}/printed", {"request_id": uuid.uuid4().hex, "result": "printed"})
     return number
+
+
+# A specimen identity card of the README's (Jonas Petraitis, born 1990-05-17): the lines a door scanner types.
+JONAS_MRZ = ("IDLTU10203040<639005170459<<<<", "9005178M3001019LTU<<<<<<<<<<<3", "PETRAITIS<<JONAS<<<<<<<<<<<<<<")
+
+
+def td1_mrz(given: str, surname: str, born: str, number: str, *, male: bool = True) -> tuple[str, ...]:
+    """The three lines of a Lithuanian identity card (TD1) for a made-up person, check digits and the personal code in
+    the optional data as on the real card (the mrz library writes them; JONAS_MRZ is its output too)."""
+    import datetime as dt
+
+    from mrz.generator.td1 import TD1CodeGenerator
+
+    from tests.factories import personal_code
+
+    birth = dt.date.fromisoformat(born)
+    code = personal_code(birth, serial=int(number[-3:]), male=male)
+    lines = TD1CodeGenerator(
+        "ID", "LTU", number, f"{birth:%y%m%d}", "M" if male else "F", "301231", "LTU", surname, given, code
+    )
+    return tuple(str(lines).split("\n"))
+
+
+def admit_at_the_door(browser: Any, system: str, receptionist: str, mrz: tuple[str, ...] = JONAS_MRZ) -> None:
+    """A visitor admitted at the casino's reception by its receptionist (issue 26): the document scanned, the first
+    visit's details confirmed (or the returning visitor found), admitted; the desk and the pit then pick them."""
+    screen = Screen(browser, system, ARTIFACTS / "door" / receptionist)
+    try:
+        screen.login(receptionist)
+        page = screen.page
+        page.click("#id_scan")
+        with page.expect_navigation():
+            for line in mrz:
+                page.keyboard.type(line)
+                page.keyboard.press("Enter")
+        if page.locator(".decision.admitted").count() == 0:  # a first visit: the details confirmed, then admitted
+            with page.expect_navigation():
+                page.click("main button[type=submit]")
+        assert page.locator(".decision.admitted").count() == 1, page.inner_text("main")
+    finally:
+        screen.close()
+
+
+def pick_visitor(page: Any, name: str = "PETRAITIS") -> None:
+    """Today's visitor picked at a desk's or a table's form: the latest admission of that name."""
+    option = page.locator("#id_visitor option", has_text=name).first
+    page.select_option("#id_visitor", value=option.get_attribute("value"))

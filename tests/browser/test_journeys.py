@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from cashdesk.management.commands.seed_demo import VAULT_CHIPS
-from tests.browser.conftest import ON_BOTH_DATABASES, printed_ticket
+from tests.browser.conftest import ON_BOTH_DATABASES, admit_at_the_door, pick_visitor, printed_ticket
 from tests.factories import personal_code
 
 pytestmark = ON_BOTH_DATABASES  # and on `make run`'s SQLite: the demo does what production does
@@ -52,6 +52,7 @@ def cashier_day(browser, system):
     """The cashier's shift, step by step with screenshots; what it produced, for the tests that check it."""
     from tests.browser.conftest import ARTIFACTS, Screen
 
+    admit_at_the_door(browser, system, "administratore-tor")
     screen = Screen(browser, system, ARTIFACTS / f"cashier_shift-{system.vendor}")
     page = screen.page
     ticket = printed_ticket(system, MACHINE_KEY, "12.345")
@@ -139,6 +140,9 @@ def cashier_day(browser, system):
         for field in PERSON_FIELDS:
             expect(page.locator(f"#id_{field}")).to_be_hidden()
         page.fill("#id_amount", "50")
+        # A purchase for cash is linked to an admitted visitor (issue 26): Jonas came in through the door today.
+        pick_visitor(page)
+        expect(page.locator("#visitor-detail")).to_contain_text("1990-05-17")  # the age and document, once picked
         screen.shot("sell-ticket-form")
         _confirm(screen)
         assert "Bilieto pardavimas" in page.inner_text("h1")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import printed_ticket
+from tests.browser.conftest import admit_at_the_door, pick_visitor, printed_ticket, td1_mrz
 
 WIDTH, HEIGHT = 1366, 768
 PRINTER_KEY = "demo-adm-1001"  # seed_demo's key for machine 1001 of Casino Admiral
@@ -121,9 +121,10 @@ def test_floor_attendant_screens(workstation):
     floor.visit("/floor/receipts/", "machine-receipts")
 
 
-def test_pit_supervisor_screens(workstation):
+def test_pit_supervisor_screens(workstation, browser, system):
     """The pit, then a table's day on its pages: opened with a count, a buy-in refused until the person is
-    identified, one recorded, the closing with the table's result."""
+    identified, one recorded for a visitor admitted at the door, the closing with the table's result."""
+    admit_at_the_door(browser, system, "administratore-adm", td1_mrz("MANTAS", "RIMKUS", "1987-08-21", "40517788"))
     pit = workstation("pit", "salesvadove-adm")
     pit.visit("/pit/", "pit")
     page = pit.page
@@ -151,6 +152,8 @@ def test_pit_supervisor_screens(workstation):
     page.fill("#id_amount", "125")
     page.fill("#id_chip_100", "1")
     page.fill("#id_chip_25", "1")
+    pick_visitor(page, "RIMKUS")  # today's visitor, admitted at the door (issue 26)
+    pit.look("buy-in-visitor-picked")
     with page.expect_navigation():
         page.click("main button[type=submit]")
     assert "/buy-in/" not in page.url
@@ -252,7 +255,8 @@ def test_compliance_screens(workstation):
         officer.visit(path, name)
 
 
-JONAS = ("IDLTU10203040<639005170459<<<<", "9005178M3001019LTU<<<<<<<<<<<3", "PETRAITIS<<JONAS<<<<<<<<<<<<<<")
+# A first visit of the receptionist's own (the journeys admit the README's Jonas Petraitis at Casino Tornado).
+FIRST_VISITOR = td1_mrz("RASA", "KAVALIAUSKAITE", "1992-02-29", "50623344", male=False)
 
 
 def test_receptionist_screens(workstation):
@@ -262,7 +266,7 @@ def test_receptionist_screens(workstation):
     reception.look("landing")
     page.click("#id_scan")
     with page.expect_navigation():
-        for line in JONAS:
+        for line in FIRST_VISITOR:
             page.keyboard.type(line)
             page.keyboard.press("Enter")
     reception.look("first-visit")

@@ -15,7 +15,7 @@ from decimal import Decimal
 from playwright.sync_api import expect
 
 from cashdesk.models import TransactionKind
-from tests.browser.conftest import ON_BOTH_DATABASES
+from tests.browser.conftest import ON_BOTH_DATABASES, admit_at_the_door, pick_visitor
 from tests.factories import personal_code
 
 pytestmark = ON_BOTH_DATABASES
@@ -67,17 +67,20 @@ def _slip_through_the_vault(pit, supervisor, kind, chips):
     pit.shot(f"{kind}-confirmed")
 
 
-def _buy_in(pit, seat, amount, chips):
+def _buy_in(pit, seat, amount, chips, *, visitor=False):
     page = pit.page
     with page.expect_navigation():
         page.click("main a[href$='/buy-in/']")
     page.select_option("#id_seat", str(seat))
     page.fill("#id_amount", amount)
     _fill_chips(page, chips)
+    if visitor:
+        pick_visitor(page)
     _submit(page)
 
 
-def test_a_roulette_table_s_day_reconciles_in_the_books(screens, system):
+def test_a_roulette_table_s_day_reconciles_in_the_books(screens, system, browser):
+    admit_at_the_door(browser, system, "administratore-tor")
     pit = screens("pit")
     pit.login(PIT)
     supervisor = screens("shift-supervisor")
@@ -113,7 +116,7 @@ def test_a_roulette_table_s_day_reconciles_in_the_books(screens, system):
     pit.shot("buy-in-person-entered")
     _submit(page)
     assert "/buy-in/" not in page.url, page.inner_text("main")
-    _buy_in(pit, 1, "200", {"chip_100": 2})
+    _buy_in(pit, 1, "200", {"chip_100": 2}, visitor=True)  # linked to Jonas, admitted at the door (issue 26)
     assert "/buy-in/" not in page.url, page.inner_text("main")
     pit.shot("two-buy-ins")
 

@@ -338,3 +338,29 @@ def test_yesterdays_visit_card_is_not_printed_again(door):
     client = Client()
     client.force_login(door["reception"])
     assert client.get(f"/reception/visits/{visit.pk}/card.pdf").status_code == 404
+
+
+def test_a_visitor_is_pseudonymised_once_their_visits_are_past_the_casinos_visit_retention(door, casino):
+    """Retention (issue 26): a person named only at the door is kept for the casino's visit retention, then
+    pseudonymised by the retention job; the visit and the refusal stay, naming the pseudonym."""
+    from compliance.services import persons_pseudonymise
+
+    visited = _decide(door, _first_visit(dt.date(1990, 5, 17))).visit.person
+    refused = _decide(door, _first_visit(dt.date(1988, 2, 3), number="55554444", expiry=TODAY - dt.timedelta(days=1)))
+    assert refused.refusal.person is None  # a stranger refused: nobody on file, nothing to keep
+    listed = make_person(born="1975-07-07", document_number="LT3333333")
+    bar_person(casino=casino, person=listed, user=door["manager"], reason="fight", starts_on=TODAY)
+    assert _decide(door, person=listed).refusal.person == listed
+
+    assert casino.visit_retention_years == 8
+    assert persons_pseudonymise(now=timezone.now() + dt.timedelta(days=7 * 366)) == 0  # within eight years
+    casino.visit_retention_years = 2
+    casino.save()
+    later = timezone.now() + dt.timedelta(days=2 * 366)
+    assert persons_pseudonymise(now=later) == 2
+    for person in (visited, listed):
+        person.refresh_from_db()
+        assert person.pseudonymised_at is not None
+        assert person.surnames.startswith("PSEUDONYM-")
+    assert Visit.objects.filter(person=visited).count() == 1
+    assert EntryRefusal.objects.filter(person=listed).count() == 1

@@ -180,7 +180,10 @@ def test_the_upgrade_seals_the_unkeyed_entries_and_the_seal_catches_a_rewrite(ca
         MigrationExecutor(connection).migrate([BEFORE_KEYING])
         # The entries as the code before the upgrade wrote them: plain SHA-256, no key.
         _recompute(
-            casino, _plain_sha256, amount_of=None, entries=RegisterEntry.objects.defer("key_id", "person_version")
+            casino,
+            _plain_sha256,
+            amount_of=None,
+            entries=RegisterEntry.objects.defer("key_id", "person_version", "day_total", "earlier_transactions"),
         )
         MigrationExecutor(connection).migrate(latest)
 

@@ -7,11 +7,15 @@ with a croupier: opened with its tray counted as it stands (its last closing), f
 a float when it holds less, players' buy-ins for cash (the notes into the drop box, chips out of the tray), each
 player's game (the tray wins chips from the player or pays chips to them: the game itself is in no service, only its
 effect on the tray), a credit of the 100 EUR chips above two floats back to the cage, and closed with the tray
-counted. The table's result in the books must be exactly what the players lost at it: the command fails otherwise.
+counted. The players come in through the door first (issue 26): seed_demo's receptionist admits each (a first visit,
+or a returning visitor found by the personal code), and each buy-in is linked to a player's visit card, so a
+player's buy-ins over the gaming day are added up for the register. The table's result in the books must be exactly
+what the players lost at it: the command fails otherwise.
 It prints what each table's drop box holds, notes by value, for the simulator's count. It names people with no
 login, so it acts only in demo mode (CASINO_DEMO=1).
 """
 
+import datetime as dt
 import json
 import random
 from dataclasses import dataclass, field
@@ -23,6 +27,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
+from django.utils import timezone
+from stdnum.lt import asmens
 
 from cashdesk.books import place_balances
 from cashdesk.errors import CashDeskError
@@ -32,6 +38,9 @@ from cashdesk.models import TablePlaces, TableSession, TableSlip
 from cashdesk.services.table_slips import slip_confirm, slip_issue, slip_request, table_cage
 from cashdesk.services.tables import open_session, table_buy_in, table_close, table_open
 from casino_office.money import format_amount
+from compliance.models import Entrance, Person, Visit
+from compliance.services import IdentityDetails, PersonError
+from compliance.services.entry import Override, entry_decide
 from machines.models import Casino, GamingTable
 
 ZERO = Decimal("0.00")
@@ -40,6 +49,15 @@ FLOAT: dict[str, int] = {Item.CHIP_100: 10, Item.CHIP_25: 20, Item.CHIP_5: 60, I
 STAKES = (20, 50, 100, 150, 200, 300, 500)  # a buy-in, in EUR: under the register's threshold
 # What the tray wins from a player, in per cent of the buy-in (a negative share: the tray pays the player).
 OUTCOMES = (-50, -25, 0, 10, 25, 50, 75, 100)
+# The demo's table players (given names, surnames, born, male): admitted at the door before they play.
+PLAYERS = (
+    ("Darius", "Stankevičius", dt.date(1979, 4, 11), True),
+    ("Eglė", "Vaitkevičienė", dt.date(1986, 9, 23), False),
+    ("Mindaugas", "Žukauskas", dt.date(1968, 1, 30), True),
+    ("Giedrė", "Paulauskaitė", dt.date(1995, 6, 5), False),
+    ("Vytautas", "Balčiūnas", dt.date(1990, 12, 14), True),
+    ("Laura", "Urbonienė", dt.date(1983, 3, 8), False),
+)
 
 
 @dataclass
@@ -49,6 +67,8 @@ class Pit:
     supervisor: User
     croupiers: list[User]
     cage: User
+    reception: User
+    visits: list[Visit] = field(default_factory=list)  # today's players, admitted at the door
 
 
 @dataclass
@@ -107,6 +127,7 @@ class Command(BaseCommand):
         played = []
         try:
             with transaction.atomic():  # all the tables' day, or nothing
+                self._admit_players(casino, pit)
                 for table in GamingTable.objects.filter(casino=casino).order_by("number"):
                     if open_session(table) is not None:
                         self.stderr.write(f"table {table.number} is open: left as it is")
@@ -131,10 +152,39 @@ class Command(BaseCommand):
         code = casino.code.lower()
         supervisor = users.filter(username=demo_staff_name("pit_supervisor", casino.code)).first()
         cage = users.filter(username=demo_staff_name("shift_supervisor", casino.code)).first()
+        reception = users.filter(username=demo_staff_name("receptionist", casino.code)).first()
         croupiers = list(users.filter(username__in=[f"{name}-{code}" for name, *_ in CROUPIERS]).order_by("username"))
-        if supervisor is None or cage is None or not croupiers:
+        if supervisor is None or cage is None or reception is None or not croupiers:
             raise CommandError(f"{casino.code} lacks seed_demo's pit: run seed_demo")
-        return Pit(supervisor=supervisor, croupiers=croupiers, cage=cage)
+        return Pit(supervisor=supervisor, croupiers=croupiers, cage=cage, reception=reception)
+
+    @staticmethod
+    def _admit_players(casino: Casino, pit: Pit) -> None:
+        """The day's players at the door: each admitted by the receptionist as a visitor would be (the demo's list
+        out of date: on the shift supervisor's override), their visit cards for the buy-ins."""
+        entrance = Entrance.objects.filter(casino=casino).order_by("code").first()
+        if entrance is None:
+            raise CommandError(f"{casino.code} has no entrance: run seed_demo")
+        override = Override(supervisor=pit.cage, reason="demo: the self-exclusion list is not imported")
+        for number, (given, surname, born, male) in enumerate(PLAYERS, start=1):
+            details = IdentityDetails(
+                personal_code=_personal_code(born, serial=500 + casino.pk * 10 + number, male=male),
+                document_type=Person.DocumentType.ID_CARD,
+                document_number=f"{casino.pk:02d}{number:06d}",
+                given_names=given,
+                surnames=surname,
+                date_of_birth=born,
+                document_expiry=timezone.localdate() + dt.timedelta(days=3 * 365),
+            )
+            try:
+                decision = entry_decide(entrance=entrance, user=pit.reception, details=details)
+                if decision.reason == "list_stale":
+                    decision = entry_decide(entrance=entrance, user=pit.reception, details=details, override=override)
+            except PersonError as error:
+                raise CommandError(str(error)) from None
+            if decision.visit is None:
+                raise CommandError(f"player {number} was not admitted: {decision.message}")
+            pit.visits.append(decision.visit)
 
     def _play(self, table: GamingTable, pit: Pit, rng: random.Random, players: int) -> PlayedTable:
         tray = TablePlaces.objects.get(table=table).tray
@@ -167,7 +217,9 @@ class Command(BaseCommand):
         given = chips_for(stake, {item: min(count, game.booked.get(item, 0)) for item, count in game.tray.items()})
         if given is None:
             return  # the tray cannot make the chips: the player goes to the cash desk
-        table_buy_in(session=session, cash=stake, pieces=given, seat=seat, user=pit.supervisor)
+        visit = pit.visits[(len(game.table.number) + seat) % len(pit.visits)]
+        player = IdentityDetails(visit_card=visit.card)
+        table_buy_in(session=session, cash=stake, pieces=given, seat=seat, user=pit.supervisor, identity=player)
         _move(game.tray, given, -1)
         _move(game.booked, given, -1)
         for value, count in notes.items():
@@ -231,3 +283,10 @@ class Command(BaseCommand):
                 f"fills {game.fills}, credits {game.credits}, the players lost {format_amount(game.lost)} "
                 f"(the books' result: {format_amount(game.won_in_books or ZERO)})"
             )
+
+
+def _personal_code(born: dt.date, *, serial: int, male: bool) -> str:
+    """A valid Lithuanian asmens kodas for a demo player (century and sex digit, YYMMDD, serial, check digit)."""
+    century = {19: 3, 20: 5}[born.year // 100] + (0 if male else 1)
+    body = f"{century}{born:%y%m%d}{serial % 1000:03d}"
+    return body + asmens.calc_check_digit(body + "0")  # it reads all but the last digit

@@ -17,3 +17,15 @@ document.addEventListener("keydown", function (event) {
     receipt.click();
   }
 });
+
+// The visitor picked from today's visitors (issue 26): their age and document show under the list.
+document.addEventListener("change", function (event) {
+  if (!event.target || event.target.id !== "id_visitor") {
+    return;
+  }
+  var detail = document.getElementById("visitor-detail");
+  var item = document.querySelector('#visitor-details li[data-card="' + event.target.value + '"]');
+  if (detail) {
+    detail.textContent = item ? item.textContent : "";
+  }
+});
