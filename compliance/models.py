@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from casino_office.triggers import append_only
 from casino_office.vocabulary import KIND_LISTS
 from compliance.fields import EncryptedDateField, EncryptedTextField
-from machines.models import Casino, Chained, chain_link_unique
+from machines.models import Casino, Chained, chain_link_unique, tracked
 
 
 class Person(models.Model):
@@ -433,6 +433,11 @@ class Entrance(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# The entrances are the casino's configuration: each change copied by a trigger and sealed into its casino's chain
+# (machines.history; compliance.config_history names the source).
+EntranceEvent = tracked(Entrance, "EntranceEvent")
 
 
 class Visit(models.Model):

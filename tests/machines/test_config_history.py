@@ -180,3 +180,29 @@ def test_a_copy_that_cannot_be_placed_does_not_stop_the_anchors(casino, tmp_path
     written, refused = anchors.books_anchor_all(directory=tmp_path)
     assert len(written) == 1
     assert refused == ["history copies not sealed: KeyError"]
+
+
+def test_an_entrance_added_and_renamed_in_the_admin_is_recorded_and_one_renamed_in_sql_is_named(casino, admin_client):
+    """The door's entrances (issue 26) are configuration: the admin adds and renames them, each change recorded."""
+    from compliance.models import Entrance
+
+    added = admin_client.post(
+        "/admin/compliance/entrance/add/", {"casino": casino.pk, "code": "SIDE", "name": "Šoninis įėjimas"}
+    )
+    assert added.status_code == 302, added.content.decode()[:500]
+    entrance = Entrance.objects.get(casino=casino, code="SIDE")
+    admin_client.post(
+        f"/admin/compliance/entrance/{entrance.pk}/change/",
+        {"casino": casino.pk, "code": "SIDE", "name": "Šoninis įėjimas (kiemas)"},
+    )
+    recorded = changes_of(casino, "compliance.entrance")
+    assert [change.action for change in recorded] == ["insert", "update"]
+    assert json.loads(recorded[-1].after)["name"] == "Šoninis įėjimas (kiemas)"
+    assert recorded[-1].changed_via.startswith("web POST /admin/compliance/entrance/")
+    assert findings(casino) == []
+
+    tamper("UPDATE compliance_entrance SET name = 'Galinis' WHERE id = %s", [entrance.pk])
+    assert findings(casino) == [
+        f"{casino.code}: config compliance.entrance {entrance.pk}: the row is not as its history last recorded it "
+        "(changed with the triggers off)"
+    ]
