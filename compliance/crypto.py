@@ -51,6 +51,22 @@ def unmarked(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
+# ICAO 9303 part 3's transliteration of the Latin letters a machine-readable zone cannot hold: letters of their own
+# (no mark to drop), and the ones it writes as two letters (Ü as UE), which many states write as the bare letter.
+_ICAO_LETTERS = str.maketrans("ŁłĐđÐðĦħıĿŀŦŧŊŋ", "LlDdDdHhiLlTtNn")
+_ICAO_PAIRS = str.maketrans(
+    {"Ä": "AE", "ä": "ae", "Ö": "OE", "ö": "oe", "Ü": "UE", "ü": "ue", "Å": "AA", "å": "aa", "Æ": "AE", "æ": "ae"}
+    | {"Ø": "OE", "ø": "oe", "ß": "ss", "ẞ": "SS", "Þ": "TH", "þ": "th", "Œ": "OE", "œ": "oe", "Ĳ": "IJ", "ĳ": "ij"}
+)
+
+
+def mrz_spellings(text: str) -> set[str]:
+    """The ways a document's machine-readable zone may write a name: its marks dropped ("Müller" -> "Muller"), or
+    transliterated as ICAO 9303 recommends ("Mueller"); "Łukasz" is "Lukasz" either way."""
+    letters = text.translate(_ICAO_LETTERS)
+    return {unmarked(letters), unmarked(letters.translate(_ICAO_PAIRS))}
+
+
 def encrypt(value: str) -> str:
     return _current().encrypt(value.encode("utf-8")).decode("ascii")
 

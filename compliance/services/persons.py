@@ -227,8 +227,8 @@ def _same_text(typed: str, stored: str, *, transliterated: bool = False) -> bool
         letters = crypto.unmarked(text)
         return " ".join(letters.replace("-", " ").split()).casefold()
 
-    if transliterated:
-        return folded(typed) == folded(stored)
+    if transliterated:  # the zone's Latin letters (ICAO 9303) against the names as stored, in their own letters
+        return folded(typed) in {folded(spelling) for spelling in crypto.mrz_spellings(stored)}
     return canonical(typed) == canonical(stored)
 
 

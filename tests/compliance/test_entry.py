@@ -364,3 +364,31 @@ def test_a_visitor_is_pseudonymised_once_their_visits_are_past_the_casinos_visit
         assert person.surnames.startswith("PSEUDONYM-")
     assert Visit.objects.filter(person=visited).count() == 1
     assert EntryRefusal.objects.filter(person=listed).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("stored", "scanned"),
+    [
+        (("Jürgen", "Müller"), ("JUERGEN", "MUELLER")),  # ICAO 9303: Ü as UE
+        (("Jürgen", "Müller"), ("JURGEN", "MULLER")),  # or the mark dropped, as many states write it
+        (("Łukasz", "Wałęsa"), ("LUKASZ", "WALESA")),  # Ł is a letter of its own: no mark to drop
+        (("Søren", "Kierkegaard"), ("SOEREN", "KIERKEGAARD")),
+        (("Ærø", "Strauß"), ("AEROE", "STRAUSS")),
+    ],
+)
+def test_a_returning_foreign_visitor_scanned_is_the_person_on_file(door, stored, scanned):
+    """The zone writes names in ICAO 9303's Latin letters: the stored names, with their own letters, still match."""
+    person = make_person(given_names=stored[0], surnames=stored[1], born="1980-05-17", document_number="X1234567")
+    details = IdentityDetails(
+        document_type="passport",
+        document_number="X1234567",
+        document_country="LT",
+        given_names=scanned[0],
+        surnames=scanned[1],
+        date_of_birth=dt.date(1980, 5, 17),
+        document_expiry=dt.date(TODAY.year + 4, 1, 1),
+        transliterated=True,
+    )
+    decision = _decide(door, details)
+    assert decision.admitted, decision.message
+    assert decision.visit.person == person
