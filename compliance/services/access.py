@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from compliance.models import (
     AccessLogEntry,
+    Bar,
     EntryRefusal,
     Person,
     PersonDocument,
@@ -80,15 +81,18 @@ def persons_pseudonymise(*, now: dt.datetime | None = None) -> int:
     A register entry is kept for its casino's register retention; a visit or an entry refusal at the door (issue 26)
     for its casino's visit retention. Names, codes, documents (the previous ones too) and address go; the register's
     entries and their amounts stay, still chained (the hash covers no personal data), and so do the visits and
-    refusals, naming a pseudonym. A person named by none of these (identified at a desk, every transaction at or
-    under the threshold, never at the door) is pseudonymised once last seen longer ago than the longest register
-    retention of any casino.
+    refusals, naming a pseudonym. A person the casino bars (a bar in force) is kept. A person named by none of these
+    (identified at a desk, every transaction at or under the threshold, never at the door) is pseudonymised once
+    last seen longer ago than the longest register retention of any casino.
     """
     now = now or timezone.now()
     casinos = {casino.pk: casino for casino in Casino.objects.all()}
     done = 0
+    # A bar in force keeps its person whatever the records' age: pseudonymised, they would come back as a stranger.
+    barred = Bar.objects.filter(lift__isnull=True).filter(Q(ends_on__isnull=True) | Q(ends_on__gte=now.date()))
+    kept = Person.objects.exclude(pk__in=barred.values("person_id"))
     named = (
-        Person.objects.filter(pseudonymised_at__isnull=True)
+        kept.filter(pseudonymised_at__isnull=True)
         .filter(Q(register_entries__isnull=False) | Q(visits__isnull=False) | Q(entry_refusals__isnull=False))
         .distinct()
     )
@@ -99,7 +103,7 @@ def persons_pseudonymise(*, now: dt.datetime | None = None) -> int:
     longest = max((casino.register_retention_years for casino in casinos.values()), default=None)
     if longest is not None:
         cutoff = _years_before(now, longest)
-        unnamed = Person.objects.filter(
+        unnamed = kept.filter(
             pseudonymised_at__isnull=True,
             register_entries__isnull=True,
             visits__isnull=True,

@@ -349,7 +349,7 @@ def test_a_visitor_is_pseudonymised_once_their_visits_are_past_the_casinos_visit
     refused = _decide(door, _first_visit(dt.date(1988, 2, 3), number="55554444", expiry=TODAY - dt.timedelta(days=1)))
     assert refused.refusal.person is None  # a stranger refused: nobody on file, nothing to keep
     listed = make_person(born="1975-07-07", document_number="LT3333333")
-    bar_person(casino=casino, person=listed, user=door["manager"], reason="fight", starts_on=TODAY)
+    bar_person(casino=casino, person=listed, user=door["manager"], reason="fight", starts_on=TODAY, ends_on=TODAY)
     assert _decide(door, person=listed).refusal.person == listed
 
     assert casino.visit_retention_years == 8
@@ -392,3 +392,20 @@ def test_a_returning_foreign_visitor_scanned_is_the_person_on_file(door, stored,
     decision = _decide(door, details)
     assert decision.admitted, decision.message
     assert decision.visit.person == person
+
+
+def test_a_person_barred_with_no_end_is_not_pseudonymised_while_the_bar_is_in_force(door, casino):
+    """A bar keeps its person: pseudonymised, the barred person would come back through the door as a stranger."""
+    from compliance.services import persons_pseudonymise
+
+    person = make_person(born="1975-07-07", document_number="LT3333333")
+    bar = bar_person(casino=casino, person=person, user=door["manager"], reason="fight", starts_on=TODAY)
+    casino.visit_retention_years = 1
+    casino.save()
+    much_later = timezone.now() + dt.timedelta(days=20 * 366)
+    assert persons_pseudonymise(now=much_later) == 0
+    person.refresh_from_db()
+    assert person.pseudonymised_at is None
+
+    bar_lift(bar=bar, user=door["manager"], reason="apologised")
+    assert persons_pseudonymise(now=much_later) == 1
