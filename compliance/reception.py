@@ -20,10 +20,17 @@ from django.views.decorators.http import require_POST
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from compliance import forms
-from compliance.models import Bar, Entrance, Person, Visit
+from compliance.models import AccessLogEntry, Bar, Entrance, Person, Visit
 from compliance.mrz import MrzError, mrz_read
 from compliance.printing import visit_card_pdf
-from compliance.services import IdentityDetails, IdentityMismatch, PersonError, age_on, identity_mismatch_record
+from compliance.services import (
+    IdentityDetails,
+    IdentityMismatch,
+    PersonError,
+    access_log_record,
+    age_on,
+    identity_mismatch_record,
+)
 from compliance.services.entry import (
     Decision,
     EntryError,
@@ -185,6 +192,17 @@ def _decide(
     except PersonError as error:
         form.add_error(None, str(error))
         return None, form
+    if decision.reason == "list_stale" and person is not None:
+        # The name and the age were shown with nothing recorded (no visit until a supervisor overrides): the access
+        # log keeps who looked up which person, not what was typed.
+        access_log_record(
+            user=request.user,
+            casino=entrance.casino,
+            action=AccessLogEntry.Action.SEARCH,
+            what=f"door lookup: person {person.pk}",
+            purpose="identification at the door",
+            subject={"kind": "door_lookup", "person": person.pk},
+        )
     return decision, form
 
 

@@ -175,3 +175,24 @@ def test_after_not_on_file_the_first_visit_is_completed_and_admitted(door):  # n
     )
     assert "ADMITTED" in client.post("/reception/", data).content.decode()
     assert Visit.objects.get().person.surnames == "Petraitis"
+
+
+def test_a_person_shown_while_the_list_is_out_of_date_is_written_to_the_access_log(door, casino):  # noqa: F811
+    """With the list out of date nothing is recorded until a supervisor overrides, yet the receptionist saw who it
+    was: the access log keeps who looked up which person (not what was typed)."""
+    from compliance.models import AccessLogEntry
+    from tests.factories import make_person, personal_code
+
+    person = make_person(born="1980-05-17")
+    casino.self_exclusion_max_age_hours = 1
+    casino.save()
+    from compliance.models import SelfExclusionList
+
+    SelfExclusionList.objects.filter(casino=casino).update(imported_at=timezone.now() - timezone.timedelta(hours=2))
+    shown = _post(_client(door["reception"]), lookup=personal_code(person.date_of_birth))
+    assert "Jonas Jonaitis" in shown.content.decode()
+    assert not Visit.objects.exists()
+    assert not EntryRefusal.objects.exists()
+    logged = AccessLogEntry.objects.get(user=door["reception"])
+    assert logged.subject == {"kind": "door_lookup", "person": person.pk}
+    assert personal_code(person.date_of_birth) not in logged.what
