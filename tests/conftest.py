@@ -212,3 +212,42 @@ def _second_factor_given_at_login(request: pytest.FixtureRequest, monkeypatch: p
 
     monkeypatch.setattr(Client, "force_login", force_login_verified)
     monkeypatch.setattr(Client, "login", login_verified)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(
+    request: pytest.FixtureRequest,
+    django_test_environment: None,
+    django_db_blocker: Any,
+    django_db_modify_db_settings: None,
+) -> Any:
+    """The test database as a copy of the template migrated once for these migrations (as the browser's and the
+    simulator's systems are: tests.reliability.processes.migrate_fresh), on this machine's PostgreSQL: each xdist
+    worker and each phase of `make test` saves about a minute of migrating. Django's setup then keeps it (every
+    migration is found applied). On another server, Django creates and migrates it as usual."""
+    import os
+
+    import psycopg
+    from django.db import connections
+    from django.test.utils import setup_databases, teardown_databases
+
+    from tests.reliability.processes import ADMIN_URL, migrate_fresh
+
+    connection = connections["default"]
+    local = "postgres://postgres@127.0.0.1:5432/"
+    verbosity = request.config.option.verbose
+    if connection.vendor != "postgresql" or not os.environ.get("DATABASE_URL", "").startswith(local):
+        with django_db_blocker.unblock():
+            made = setup_databases(verbosity=verbosity, interactive=False)
+        yield
+        with django_db_blocker.unblock():
+            teardown_databases(made, verbosity=verbosity)
+        return
+    name = connection.creation._get_test_db_name()
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    migrate_fresh({**os.environ, "DATABASE_URL": local + name})
+    with django_db_blocker.unblock():
+        setup_databases(verbosity=verbosity, interactive=False, keepdb=True)
+    yield
