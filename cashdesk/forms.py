@@ -103,10 +103,10 @@ class PersonFieldsForm(OperationForm):
             person = visit.person
             admitted = visit.admitted_at.astimezone(zone).strftime("%H:%M")
             choices.append((visit.card, f"{admitted} · {person.given_names} {person.surnames}"))
-            details[visit.card] = _("%(type)s valid until %(expiry)s · born %(born)s (%(age)s)") % {
+            # The age, not the date of birth: every visitor's details are in the page, to show once one is picked.
+            details[visit.card] = _("%(type)s valid until %(expiry)s · %(age)s years old") % {
                 "type": person.get_document_type_display(),
                 "expiry": person.document_expiry.isoformat() if person.document_expiry else "—",
-                "born": person.date_of_birth.isoformat(),
                 "age": age_on(person.date_of_birth, today),
             }
         widget = self.fields["visitor"].widget

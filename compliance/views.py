@@ -240,6 +240,10 @@ REGISTER_CSV_COLUMNS = [
     "gaming_day",
     "kind",
     "amount",
+    # Issue 26: an entry written because the person's purchases over the gaming day passed the threshold: that
+    # total, and the earlier purchases it passed with (their transactions in the desk's books).
+    "day_total",
+    "earlier_transactions",
     "given_names",
     "surnames",
     "date_of_birth",
@@ -293,6 +297,8 @@ def _register_csv_row(entry: RegisterEntry) -> list[Any]:
         entry.gaming_day,
         entry.kind,
         _cents(entry.amount),
+        _cents(entry.day_total) if entry.day_total is not None else "",
+        " ".join(str(pk) for pk in entry.earlier_transactions),
         person.given_names,
         person.surnames,
         person.date_of_birth,

@@ -11,6 +11,7 @@ from compliance.models import (
     SelfExclusionList,
 )
 from compliance.services.base import PURCHASE_KINDS, IdentificationRefused
+from compliance.services.entry import barred
 from compliance.services.persons import age_on
 from compliance.services.self_exclusion import self_exclusion_current, self_exclusion_match
 from machines.models import Casino
@@ -40,4 +41,6 @@ def identification_check(*, person: Person, kind: str, casino: Casino, at: dt.da
             )
         if excluded:
             raise IdentificationRefused("self_excluded", _("The person is on the self-exclusion list: no purchases."))
+        if barred(casino, person, day) is not None:  # barred since admitted today: the door's rule holds inside
+            raise IdentificationRefused("barred", _("The person is barred by the casino: no purchases."))
     return Identification(person=person, exclusion_list=current, self_excluded=excluded)

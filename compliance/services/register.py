@@ -182,13 +182,18 @@ def register_correct(
     if not note.strip():
         raise PersonError(_("Say what the correction corrects."))
     now = timezone.now()
+    amount = amount if amount is not None else entry.amount
+    # An entry written for its gaming day's total stays one: the total moves with a corrected amount.
+    day_total = entry.day_total - entry.amount + amount if entry.day_total is not None else None
     with transaction.atomic():
         return _append(
             RegisterEntry(
                 casino=entry.casino,
                 person=person or entry.person,
                 kind=entry.kind,
-                amount=amount if amount is not None else entry.amount,
+                amount=amount,
+                day_total=day_total,
+                earlier_transactions=list(entry.earlier_transactions),
                 desk_id=entry.desk_id,
                 shift_id=entry.shift_id,
                 cashier_id=user.pk,

@@ -15,9 +15,10 @@ from cashdesk.books import place_balances
 from cashdesk.items import Item
 from cashdesk.management.commands.seed_demo import VAULT_CHIPS
 from cashdesk.management.commands.table_day import chips_for
-from cashdesk.models import Counterparty, DroppedBox, Leg, TablePlaces, TableSession
+from cashdesk.models import CashTransaction, Counterparty, DroppedBox, Leg, TablePlaces, TableSession
 from cashdesk.services.table_slips import slip_confirm, slip_issue, slip_request
 from cashdesk.services.tables import table_buy_in, table_create, table_open
+from compliance.models import Entrance, Visit
 from machines.models import Casino, GamingTable, Place, TableGame
 from staff.models import StaffAssignment
 from tests.factories import make_user
@@ -45,6 +46,7 @@ def pit(casino: Casino, settings) -> dict:
         ("skaiciuotoja-tor", "counter"),
         ("skaiciuotojas-tor", "counter"),
         ("skaiciavimovadove-tor", "count_supervisor"),
+        ("administratore-tor", "receptionist"),  # the players come in through the door (issue 26)
     ):
         people[username] = make_user(username, *([role] if role else []))
         StaffAssignment.objects.create(user=people[username], casino=casino)
@@ -54,6 +56,7 @@ def pit(casino: Casino, settings) -> dict:
     )
     for number in ("AR1", "BJ1"):
         table_create(casino=casino, number=number, game=TableGame.AMERICAN_ROULETTE)
+    Entrance.objects.create(casino=casino, code="MAIN", name="Pagrindinis įėjimas")
     return {"people": people, "vault": vault}
 
 
@@ -87,6 +90,11 @@ def test_a_table_day_is_played_through_the_services_and_its_result_is_what_the_p
     # The vault lent the chips the trays still hold and the players took away; the books balance.
     for item in (Item.CASH, Item.CHIP_100):
         assert sum(leg.amount for leg in Leg.objects.filter(item=item)) == 0
+    # The players came in through the door (issue 26): each buy-in is linked to one of their visits.
+    buy_ins = CashTransaction.objects.filter(kind="table_buy_in")
+    assert buy_ins.exists()
+    assert not buy_ins.filter(visit__isnull=True).exists()
+    assert Visit.objects.count() == 6
 
 
 def test_the_same_seed_plays_the_same_day_and_an_open_table_is_left_as_it_is(pit, casino):
