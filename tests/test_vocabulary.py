@@ -217,7 +217,7 @@ def test_kinds_added_to_the_table_are_everywhere_their_properties_say() -> None:
         if name == "cashtx_one_cash_payout_per_ticket":
             assert payout in kinds
             assert purchase not in kinds
-        elif name == "cashtx_one_cash_in_per_ticket":
+        elif name in ("cashtx_one_cash_in_per_ticket", "cashtx_purchase_over_anonymous_limit"):
             assert purchase in kinds
             assert payout not in kinds
         else:

@@ -82,10 +82,6 @@ def kind_constraints(kinds: KindLists) -> list[models.BaseConstraint]:
             | Q(person__isnull=False),
             name="cashtx_purchase_over_anonymous_limit",
         ),
-        # The visitor a transaction is linked to is its person (set together by the desk's service).
-        models.CheckConstraint(
-            condition=Q(visit__isnull=True) | Q(person__isnull=False), name="cashtx_visit_has_person"
-        ),
         models.CheckConstraint(
             condition=~Q(kind__in=kinds.approved) | ~Q(approved_by=F("created_by")),
             name="cashtx_approver_is_not_creator",
@@ -287,6 +283,10 @@ class CashTransaction(Chained):
             models.UniqueConstraint(fields=["desk", "number"], name="cashtx_number_unique_per_desk"),
             chain_link_unique("cashtx"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="cashtx_amount_positive"),
+            # The visitor a transaction is linked to is its person (issue 26; set together by the desk's service).
+            models.CheckConstraint(
+                condition=Q(visit__isnull=True) | Q(person__isnull=False), name="cashtx_visit_has_person"
+            ),
             models.CheckConstraint(
                 condition=Q(kind=TransactionKind.REVERSAL, reverses__isnull=False, approved_by__isnull=False)
                 | (~Q(kind=TransactionKind.REVERSAL) & Q(reverses__isnull=True)),
