@@ -74,6 +74,14 @@ def test_the_register_export_shows_the_days_total_and_the_earlier_purchases(
     assert "earlier_transactions" in header
 
 
+def test_the_register_page_shows_the_days_total_beside_the_purchase(door_default, shift, cashier, compliance, casino):
+    visit = admit(casino, make_person())
+    _three_purchases(shift, cashier, visit)
+    page = _officer(casino, compliance).get("/compliance/").content.decode()
+    assert "day's total" in page
+    assert "1,200.00" in page
+
+
 def test_a_person_barred_after_admission_buys_no_more_chips_with_the_visit_card(
     door_default, shift, cashier, manager, casino
 ):
