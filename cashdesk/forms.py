@@ -86,6 +86,12 @@ class PersonFieldsForm(OperationForm):
     identity_required = False
     # Today's visitors' details by visit card, shown when one is picked (offer_visitors).
     visitor_details: "dict[str, str] | None" = None
+    # A purchase names its visitor; a payout only when it needs the person (over the threshold). The list of today's
+    # visitors is not read for the payout pages the cashier sees most, a scanned ticket's.
+    payout = False
+
+    def wants_visitors(self) -> bool:
+        return not self.payout or self.identity_required
 
     def require_identity(self) -> None:
         """The person's fields open, with the reason, and the cursor starts in the personal code."""
@@ -124,7 +130,7 @@ class PersonFieldsForm(OperationForm):
         return [self[name] for name in PERSON_FIELDS]
 
     def visitor_fields(self) -> list[forms.BoundField]:
-        return [self["visit_card"], self["visitor"]]
+        return [self[name] for name in VISITOR_FIELDS]
 
     def transaction_fields(self) -> list[forms.BoundField]:
         return [field for field in self.visible_fields() if field.name not in (*PERSON_FIELDS, *VISITOR_FIELDS)]
@@ -181,6 +187,7 @@ def _denomination(item: str) -> dict[str, str]:
 
 
 class PayTicketForm(PersonFieldsForm):
+    payout = True
     number = forms.CharField(widget=forms.HiddenInput)
     printed_amount = AsciiDecimalField(
         label=_("Amount printed on the ticket (if it differs)"), required=False, max_digits=12, decimal_places=3
@@ -238,6 +245,7 @@ class TokensForm(PersonFieldsForm):
 
 
 class SmartCardForm(PersonFieldsForm):
+    payout = True
     card_number = forms.CharField(
         label=_("Card number"), max_length=32, widget=forms.TextInput(attrs={"autofocus": True})
     )
@@ -260,6 +268,7 @@ class SmartCardLoadForm(PersonFieldsForm):
 
 
 class ReceiptPayoutForm(PersonFieldsForm):
+    payout = True
     receipt_number = forms.CharField(
         label=_("Machine receipt number"),
         max_length=40,

@@ -31,7 +31,7 @@ def open_shift(request: HttpRequest) -> Shift | None:
 
 def visitors_offer(casino: Casino, *forms: Any) -> None:
     """Today's admitted visitors, to pick from, on each form of the page that names a person (issue 26)."""
-    person_forms = [form for form in forms if isinstance(form, PersonFieldsForm)]
+    person_forms = [form for form in forms if isinstance(form, PersonFieldsForm) and form.wants_visitors()]
     if not person_forms:
         return
     now = timezone.now()

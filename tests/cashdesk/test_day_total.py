@@ -294,3 +294,14 @@ def test_a_person_identified_at_the_desk_but_not_admitted_today_is_flagged(door_
     done = desk_client.post("/desk/chips/", with_key(form), follow=True)
     assert CashTransaction.objects.get(kind="chips_buy").person_id == person.pk
     assert "This person was not admitted at the door today" in done.content.decode()
+
+
+def test_a_ticket_payout_under_the_threshold_does_not_list_todays_visitors(door_default, desk_client, casino, api):
+    """The desk's busiest page, a scanned ticket's, reads no visitors: a payout under the threshold names nobody."""
+    admit(casino, make_person())
+    number = api.issued_ticket("12.50")
+    page = desk_client.post("/desk/ticket/", {"number": number}).content.decode()
+    assert "Jonas Jonaitis" not in page
+    assert 'id="id_visitor"' not in page
+    paid = desk_client.post("/desk/ticket/pay/", with_key({"number": number}))
+    assert paid.status_code == 302
