@@ -1,0 +1,404 @@
+"""The peak hour, as it is lived (issue 27): the floor's machines, the cashiers and the dashboards at once, against
+gunicorn and PostgreSQL as deployed (DEBUG off), from one load client.
+
+    .venv/bin/python bench/peak_hour.py [--machines 64] [--rate 330] [--cashiers 6] [--dashboards 2]
+                                        [--seconds 60] [--workers 2]
+
+At once, for --seconds after a warm-up:
+  - the machines: full ticket life cycles (issue → printed → authorize → commit) paced at --rate requests/s across
+    --machines machines (bench/api_load.py's client), and each machine's meter reading every five minutes;
+  - the cashiers, each at a desk with an open shift, through the desk's pages as a browser sends them (a session,
+    the CSRF token, each form's one-time key): a player's ticket printed at a machine of their own, scanned and
+    paid; chips sold to one of the day's visitors, admitted at the door and picked at the desk (issue 26);
+  - the dashboards: a manager (password and app code) refreshing the dashboard every 30 s;
+  - a watcher sampling pg_stat_activity every 50 ms for backends waiting on a lock.
+Reported per actor: requests answered per second, p50/p95/p99, errors; the server's CPU per life cycle (gunicorn's
+workers and the bench database's backends); the longest lock wait seen. Not in it yet: the pit, the reception's
+pace, the expiry and anchoring jobs.
+"""
+
+import argparse
+import asyncio
+import datetime
+import os
+import re
+import sys
+import threading
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+from http.cookies import SimpleCookie
+from typing import Any
+
+import aiohttp
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench.api_load import WARMUP, Pacer, Recorder, machine_loop, percentile, start_gunicorn
+from bench.common import DATABASE_URL, CpuMeter, fresh_database, print_table, setup_django, write_result
+
+PASSWORD = "bench-staff-password-2026"  # noqa: S105 - the bench's own throwaway database
+VISITORS = 40
+TARGETS_MS = {"machine": 50.0, "desk": 200.0, "dashboard": 500.0}
+LOCK_WAIT_TARGET_MS = 100.0
+_TOKEN = re.compile(r'name="(csrfmiddlewaretoken|operation_key)" value="([^"]+)"')
+
+
+@dataclass
+class Floor:
+    machine_keys: list[str]
+    printer_keys: list[str]  # one machine per cashier, where the players cash out the tickets they bring
+    cashiers: list[str]
+    managers: dict[str, bytes]  # username: TOTP key
+    visit_cards: list[str]
+
+
+def prepare(machines: int, cashiers: int, dashboards: int) -> Floor:
+    fresh_database()
+    setup_django()
+    from django.contrib.auth.models import User
+    from django.db import connection
+    from django.utils import timezone
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    from cashdesk import services
+    from compliance.models import Entrance
+    from compliance.services import IdentityDetails, self_exclusion_import
+    from compliance.services.entry import entry_decide
+    from machines.keys import hash_key
+    from machines.models import Casino, Machine, Place
+    from staff.models import StaffAssignment
+    from tests.factories import make_user, personal_code
+
+    casino = Casino.objects.create(name="Bench Casino", code="BEN", address="Bench", licence_number="B-1")
+    keys = [f"bench-machine-key-{i:04d}" for i in range(machines + cashiers)]
+    Machine.objects.bulk_create(
+        Machine(casino=casino, asset_number=str(1000 + i), ticket_enrolled=True, api_key_hash=hash_key(key))
+        for i, key in enumerate(keys)
+    )
+
+    def staff(username: str, role: str) -> User:
+        user = make_user(username, role)
+        user.set_password(PASSWORD)
+        user.save()
+        StaffAssignment.objects.create(user=user, casino=casino)
+        return user
+
+    float_: dict[str, Decimal | int] = {"cash": Decimal("100000.00"), "chip_100": 2000, "chip_25": 2000}
+    names = [f"kasininkas-{i}" for i in range(1, cashiers + 1)]
+    for number, name in enumerate(names, start=1):
+        desk = Place.objects.create(casino=casino, code=f"K{number}", name=f"Kasa {number}", cash_limit=10**7)
+        services.shift_open(desk=desk, cashier=staff(name, "cashier"), counted=float_)
+    managers = {}
+    for number in range(1, dashboards + 1):
+        device = TOTPDevice.objects.create(user=staff(f"vadovas-{number}", "manager"), name="app", confirmed=True)
+        managers[device.user.username] = device.bin_key
+    officer = staff("atitiktis", "compliance_officer")
+    self_exclusion_import(
+        casino=casino,
+        user=officer,
+        data=b"personal_code\n48503021235\n",
+        list_date=timezone.localdate(),
+        source_name="bench",
+    )
+    entrance = Entrance.objects.create(casino=casino, code="MAIN", name="Main")
+    reception = staff("administratore", "receptionist")
+    cards = []
+    for number in range(VISITORS):
+        born = timezone.localdate().replace(year=1960 + number % 40, day=1)
+        details = IdentityDetails(
+            personal_code=personal_code(born, serial=100 + number),
+            document_type="id_card",
+            document_number=f"{40000000 + number}",
+            given_names=f"Vardas{number}",
+            surnames=f"Pavarde{number}",
+            date_of_birth=born,
+            document_expiry=timezone.localdate().replace(year=timezone.localdate().year + 3),
+        )
+        cards.append(entry_decide(entrance=entrance, user=reception, details=details).visit.card)  # type: ignore[union-attr]
+    connection.close()
+    return Floor(keys[:machines], keys[machines:], names, managers, cards)
+
+
+class Browser:
+    """A member of staff's browser: its cookies (sent over plain HTTP although the server marks them Secure, as
+    the bench serves no TLS), each page's CSRF token and one-time key."""
+
+    def __init__(self, session: aiohttp.ClientSession, base: str) -> None:
+        self.session = session
+        self.base = base
+        self.cookies: dict[str, str] = {}
+
+    def _keep(self, response: aiohttp.ClientResponse) -> None:
+        for header in response.headers.getall("Set-Cookie", []):
+            cookie = SimpleCookie()
+            cookie.load(header)
+            for name, morsel in cookie.items():
+                self.cookies[name] = morsel.value
+
+    async def request(self, method: str, path: str, data: dict[str, str] | None = None) -> tuple[int, str]:
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        async with self.session.request(
+            method, self.base + path, data=data, headers=headers, allow_redirects=False
+        ) as response:
+            self._keep(response)
+            return response.status, await response.text()
+
+    async def login(self, username: str, totp_key: bytes | None = None) -> None:
+        _status, page = await self.request("GET", "/accounts/login/")
+        fields = dict(_TOKEN.findall(page))
+        form = {"username": username, "password": PASSWORD, **fields}
+        status, _page = await self.request("POST", "/accounts/login/", form)
+        if totp_key is not None:
+            from django_otp.oath import totp
+
+            _status, page = await self.request("GET", "/accounts/second-factor/")
+            code = f"{totp(totp_key):06d}"
+            status, _page = await self.request(
+                "POST", "/accounts/second-factor/", {**dict(_TOKEN.findall(page)), "code": code}
+            )
+        if status != 302:
+            raise RuntimeError(f"{username} could not log in: HTTP {status}")
+
+
+async def timed(rec: Recorder, name: str, due: float, call: Any, expect: int) -> tuple[int, str] | None:
+    sent = time.monotonic()
+    try:
+        status, page = await call
+    except (TimeoutError, aiohttp.ClientError) as exc:
+        rec.error(name, type(exc).__name__)
+        return None
+    if status != expect:
+        rec.error(name, f"HTTP {status}")
+        return None
+    rec.ok(name, due, sent, time.monotonic())
+    return status, page
+
+
+async def cashier_loop(
+    browser: Browser, printer: str, cards: list[str], pacer: Pacer, rec: Recorder, number: int
+) -> None:
+    """A cashier's day: a player's ticket scanned and paid, then chips sold to a visitor, in turn."""
+    machine = {"Authorization": f"Bearer {printer}"}
+    n = 0
+    while (due := await pacer.next()) is not None:
+        n += 1
+        if n % 2:
+            rid = f"desk{number}-{n}"
+            async with browser.session.post(
+                f"{browser.base}/api/v1/tickets/issue",
+                json={"request_id": f"i{rid}", "amount": "25.50"},
+                headers=machine,
+            ) as issued:
+                ticket = (await issued.json())["validation_number"]
+            async with browser.session.post(
+                f"{browser.base}/api/v1/tickets/{ticket}/printed",
+                json={"request_id": f"p{rid}", "result": "printed"},
+                headers=machine,
+            ):
+                pass
+            got = await timed(rec, "desk: the desk", due, browser.request("GET", "/desk/"), 200)
+            if got is None:
+                continue
+            scan = {**dict(_TOKEN.findall(got[1])), "number": str(ticket)}
+            got = await timed(
+                rec, "desk: ticket scanned", time.monotonic(), browser.request("POST", "/desk/ticket/", scan), 200
+            )
+            if got is None:
+                continue
+            first: dict[str, str] = {}
+            for name, value in _TOKEN.findall(got[1]):  # the pay form's, before the hold form's
+                first.setdefault(name, value)
+            pay = {**first, "number": str(ticket)}
+            await timed(
+                rec, "desk: ticket paid", time.monotonic(), browser.request("POST", "/desk/ticket/pay/", pay), 302
+            )
+        else:
+            got = await timed(rec, "desk: chips page", due, browser.request("GET", "/desk/chips/"), 200)
+            if got is None:
+                continue
+            sale = {
+                **dict(_TOKEN.findall(got[1])),
+                "direction": "buy",
+                "chip_25": "2",
+                "visitor": cards[n % len(cards)],
+            }
+            await timed(rec, "desk: chips sold", time.monotonic(), browser.request("POST", "/desk/chips/", sale), 302)
+
+
+async def dashboard_loop(browser: Browser, pacer: Pacer, rec: Recorder) -> None:
+    while (due := await pacer.next()) is not None:
+        await timed(rec, "dashboard", due, browser.request("GET", "/dashboard/"), 200)
+
+
+async def meter_loop(session: aiohttp.ClientSession, base: str, key: str, pacer: Pacer, rec: Recorder) -> None:
+    headers = {"Authorization": f"Bearer {key}"}
+    n = 0
+    while (due := await pacer.next()) is not None:
+        n += 1
+        meters = {"ticket_out_count": n, "ticket_out_amount": f"{12.34 * n:.2f}", "ticket_in_count": n}
+        meters |= {"ticket_in_amount": f"{12.34 * n:.2f}", "coin_in_amount": f"{100 * n}.00", "games_played": 10 * n}
+        read_at = datetime.datetime.now(datetime.UTC).isoformat()
+        body = {"request_id": f"m{key[-4:]}-{n}", "read_at": read_at, "meters": meters}
+        sent = time.monotonic()
+        async with session.post(f"{base}/api/v1/meters", json=body, headers=headers) as response:
+            await response.read()
+            if response.status in (200, 201):
+                rec.ok("machine: meters", due, sent, time.monotonic())
+            else:
+                rec.error("machine: meters", f"HTTP {response.status}")
+
+
+class LockWatcher:
+    """Samples pg_stat_activity every 50 ms: the longest a backend of the bench database was seen waiting on a
+    lock, and how many waits passed the target."""
+
+    def __init__(self) -> None:
+        self.longest_ms = 0.0
+        self.over: set[tuple[int, str]] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(DATABASE_URL, autocommit=True) as conn:
+            while not self._stop.wait(0.05):
+                rows = conn.execute(
+                    "SELECT pid, query_start::text, EXTRACT(EPOCH FROM now() - query_start) * 1000 FROM "
+                    "pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                ).fetchall()
+                for pid, started, waited in rows:
+                    self.longest_ms = max(self.longest_ms, float(waited))
+                    if float(waited) > LOCK_WAIT_TARGET_MS:
+                        self.over.add((pid, started))
+
+    def __enter__(self) -> "LockWatcher":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def peak(base: str, floor: Floor, args: argparse.Namespace, meter: CpuMeter) -> tuple[Recorder, dict[str, Any]]:
+    machines = len(floor.machine_keys)
+    interval = machines / args.rate
+    connector = aiohttp.TCPConnector(limit=(machines + len(floor.cashiers) + len(floor.managers)) * 2)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=10)) as session:
+        cashiers = [Browser(session, base) for _ in floor.cashiers]
+        dashboards = [Browser(session, base) for _ in floor.managers]
+        await asyncio.gather(*(b.login(name) for b, name in zip(cashiers, floor.cashiers, strict=True)))
+        await asyncio.gather(
+            *(b.login(name, key) for b, (name, key) in zip(dashboards, floor.managers.items(), strict=True))
+        )
+
+        # The clock starts once every member of staff is logged in (a password's hashing is not the peak's).
+        start = time.monotonic()
+        stop = start + WARMUP + args.seconds
+        rec = Recorder(start + WARMUP, stop)
+
+        def pacer(every: float, i: int, of: int) -> Pacer:
+            return Pacer(start, stop, every, every * i / of, None)
+
+        loops = [
+            machine_loop(session, base, key, "peak", pacer(interval, i, machines), rec)
+            for i, key in enumerate(floor.machine_keys)
+        ]
+        loops += [
+            meter_loop(session, base, key, pacer(300.0, i, machines), rec) for i, key in enumerate(floor.machine_keys)
+        ]
+        loops += [
+            cashier_loop(b, printer, floor.visit_cards, pacer(args.desk_every, i, len(cashiers)), rec, i)
+            for i, (b, printer) in enumerate(zip(cashiers, floor.printer_keys, strict=True))
+        ]
+        loops += [dashboard_loop(b, pacer(30.0, i, len(dashboards)), rec) for i, b in enumerate(dashboards)]
+
+        async def cpu_window() -> dict[str, Any]:
+            await asyncio.sleep(WARMUP)
+            await asyncio.to_thread(meter.start)
+            await asyncio.sleep(max(0.0, stop - time.monotonic()))
+            return await asyncio.to_thread(meter.stop)
+
+        cpu_task = asyncio.create_task(cpu_window())
+        await asyncio.gather(*loops)
+        cpu = await cpu_task
+    return rec, cpu
+
+
+def actor_of(name: str) -> str:
+    if name.startswith("desk"):
+        return "desk"
+    if name.startswith("dashboard"):
+        return "dashboard"
+    return "machine"
+
+
+def report(rec: Recorder, cpu: dict[str, Any], watcher: LockWatcher, seconds: float) -> dict[str, Any]:
+    rows, summary = [], {}
+    by_actor: dict[str, list[float]] = defaultdict(list)
+    for name in sorted(rec.latencies):
+        values = rec.latencies[name]
+        by_actor[actor_of(name)] += values
+        errors = sum(count for (n, _why), count in rec.errors.items() if n == name)
+        row = [
+            name,
+            f"{rec.answered[name] / seconds:.1f}",
+            *(f"{percentile(values, q) * 1000:.1f}" for q in (0.5, 0.95, 0.99)),
+            errors,
+        ]
+        rows.append(row)
+    for actor, values in sorted(by_actor.items()):
+        p99 = percentile(values, 0.99) * 1000
+        summary[actor] = {"p99_ms": round(p99, 1), "target_ms": TARGETS_MS[actor], "met": p99 <= TARGETS_MS[actor]}
+        rows.append([f"ALL {actor}", "", "", "", f"{p99:.1f}", ""])
+    print_table(["request", "answered/s", "p50 ms", "p95 ms", "p99 ms", "errors"], rows)
+    server_ms = sum(cpu.get("ms", {}).values())
+    per_cycle = server_ms / rec.cycles if rec.cycles else float("nan")
+    print(
+        f"life cycles completed: {rec.cycles} ({rec.cycles / seconds:.1f}/s); server CPU per life cycle {per_cycle:.2f} ms"
+    )
+    print(f"errors: {dict(Counter({f'{n}: {why}': c for (n, why), c in rec.errors.items()}))}")
+    print(
+        f"longest lock wait seen: {watcher.longest_ms:.1f} ms; waits over {LOCK_WAIT_TARGET_MS:g} ms: {len(watcher.over)}"
+    )
+    return {
+        "actors": summary,
+        "rows": rows,
+        "cycles_per_s": rec.cycles / seconds,
+        "server_cpu_ms_per_cycle": per_cycle,
+        "errors": {f"{n}: {why}": c for (n, why), c in rec.errors.items()},
+        "longest_lock_wait_ms": watcher.longest_ms,
+        "lock_waits_over_target": len(watcher.over),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--machines", type=int, default=64)
+    parser.add_argument("--rate", type=float, default=330.0, help="machine API requests per second offered")
+    parser.add_argument("--cashiers", type=int, default=6)
+    parser.add_argument("--dashboards", type=int, default=2)
+    parser.add_argument("--desk-every", type=float, default=6.0, help="seconds between a cashier's transactions")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8731)
+    args = parser.parse_args()
+    floor = prepare(args.machines, args.cashiers, args.dashboards)
+    server = start_gunicorn(args.port, args.workers)
+    meter = CpuMeter(server.pid)
+    try:
+        with LockWatcher() as watcher:
+            rec, cpu = asyncio.run(peak(f"http://127.0.0.1:{args.port}", floor, args, meter))
+        result = report(rec, cpu, watcher, args.seconds)
+    finally:
+        meter.close()
+        server.terminate()
+        server.wait(timeout=15)
+    result["args"] = vars(args)
+    print(f"written: {write_result('peak_hour', result)}")
+
+
+if __name__ == "__main__":
+    main()
