@@ -11,10 +11,11 @@ At once, for --seconds after a warm-up:
     the CSRF token, each form's one-time key): a player's ticket printed at a machine of their own, scanned and
     paid; chips sold to one of the day's visitors, admitted at the door and picked at the desk (issue 26);
   - the dashboards: a manager (password and app code) refreshing the dashboard every 30 s;
+  - the beat's jobs in this process: the tickets' expiry every minute, the books' anchoring every --anchor-every s;
   - a watcher sampling pg_stat_activity every 50 ms for backends waiting on a lock.
 Reported per actor: requests answered per second, p50/p95/p99, errors; the server's CPU per life cycle (gunicorn's
 workers and the bench database's backends); the longest lock wait seen. Not in it yet: the pit, the reception's
-pace, the expiry and anchoring jobs.
+pace.
 """
 
 import argparse
@@ -23,6 +24,7 @@ import datetime
 import os
 import re
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
@@ -39,7 +41,7 @@ from bench.common import DATABASE_URL, CpuMeter, fresh_database, print_table, se
 
 PASSWORD = "bench-staff-password-2026"  # noqa: S105 - the bench's own throwaway database
 VISITORS = 40
-TARGETS_MS = {"machine": 50.0, "desk": 200.0, "dashboard": 500.0}
+TARGETS_MS = {"machine": 50.0, "desk": 200.0, "dashboard": 500.0, "job": float("inf")}  # a job: its run's length
 LOCK_WAIT_TARGET_MS = 100.0
 _TOKEN = re.compile(r'name="(csrfmiddlewaretoken|operation_key)" value="([^"]+)"')
 
@@ -249,6 +251,47 @@ async def meter_loop(session: aiohttp.ClientSession, base: str, key: str, pacer:
                 rec.error("machine: meters", f"HTTP {response.status}")
 
 
+class Jobs:
+    """The beat's jobs on their schedules, in this process against the same database: the expiry every minute and
+    the books' anchoring every --anchor-every seconds (each also at the start of the measured window)."""
+
+    def __init__(self, start: float, stop: float, anchor_every: float) -> None:
+        self.start, self.stop, self.anchor_every = start, stop, anchor_every
+        self.runs: dict[str, list[float]] = defaultdict(list)
+        self.errors: Counter[str] = Counter()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        from machines.tasks import anchor_books
+        from tickets.tasks import expire_due_tickets
+
+        due = {"expiry": self.start, "anchoring": self.start}
+        every = {"expiry": 60.0, "anchoring": self.anchor_every}
+        jobs = {"expiry": expire_due_tickets, "anchoring": anchor_books}
+        while (now := time.monotonic()) < self.stop:
+            name = min(due, key=due.__getitem__)
+            if due[name] > now:
+                time.sleep(min(due[name], self.stop) - now)
+                continue
+            began = time.monotonic()
+            try:
+                jobs[name]()
+            except Exception as error:  # a job's failure is a finding of the bench, not its end
+                self.errors[f"{name}: {type(error).__name__}"] += 1
+            self.runs[name].append(time.monotonic() - began)
+            due[name] += every[name]
+        connection.close()
+
+    def __enter__(self) -> "Jobs":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join()
+
+
 class LockWatcher:
     """Samples pg_stat_activity every 50 ms: the longest a backend of the bench database was seen waiting on a
     lock, and how many waits passed the target."""
@@ -322,12 +365,21 @@ async def peak(base: str, floor: Floor, args: argparse.Namespace, meter: CpuMete
             return await asyncio.to_thread(meter.stop)
 
         cpu_task = asyncio.create_task(cpu_window())
-        await asyncio.gather(*loops)
-        cpu = await cpu_task
+        with Jobs(start + WARMUP, stop, args.anchor_every) as jobs:
+            await asyncio.gather(*loops)
+            cpu = await cpu_task
+    for name, runs in jobs.runs.items():
+        for seconds in runs:
+            rec.latencies[f"job: {name}"].append(seconds)
+        rec.answered[f"job: {name}"] += len(runs)
+    for reason, count in jobs.errors.items():
+        rec.errors[("job", reason)] += count
     return rec, cpu
 
 
 def actor_of(name: str) -> str:
+    if name.startswith("job"):
+        return "job"
     if name.startswith("desk"):
         return "desk"
     if name.startswith("dashboard"):
@@ -384,7 +436,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8731)
+    parser.add_argument("--anchor-every", type=float, default=900.0, help="seconds between the books' anchors")
     args = parser.parse_args()
+    os.environ["REGISTER_ANCHOR_DIR"] = tempfile.mkdtemp(prefix="peak-hour-anchors-")
     floor = prepare(args.machines, args.cashiers, args.dashboards)
     server = start_gunicorn(args.port, args.workers)
     meter = CpuMeter(server.pid)
