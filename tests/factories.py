@@ -53,11 +53,9 @@ def make_user(username: str, *roles: str):
 
 def personal_code(born, serial: int = 123, male: bool = True) -> str:
     """A valid Lithuanian asmens kodas for a date of birth (century digit, YYMMDD, serial, check digit)."""
-    from stdnum.lt import asmens
+    from cashdesk.management.commands.table_day import demo_personal_code
 
-    century = {18: 1, 19: 3, 20: 5}[born.year // 100] + (0 if male else 1)
-    body = f"{century}{born:%y%m%d}{serial:03d}"
-    return body + asmens.calc_check_digit(body + "0")  # it reads all but the last digit
+    return demo_personal_code(born, serial=serial, male=male)
 
 
 def make_person(

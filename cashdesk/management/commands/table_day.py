@@ -168,7 +168,7 @@ class Command(BaseCommand):
         override = Override(supervisor=pit.cage, reason="demo: the self-exclusion list is not imported")
         for number, (given, surname, born, male) in enumerate(PLAYERS, start=1):
             details = IdentityDetails(
-                personal_code=_personal_code(born, serial=500 + casino.pk * 10 + number, male=male),
+                personal_code=demo_personal_code(born, serial=500 + casino.pk * 10 + number, male=male),
                 document_type=Person.DocumentType.ID_CARD,
                 document_number=f"{casino.pk:02d}{number:06d}",
                 given_names=given,
@@ -285,8 +285,9 @@ class Command(BaseCommand):
             )
 
 
-def _personal_code(born: dt.date, *, serial: int, male: bool) -> str:
-    """A valid Lithuanian asmens kodas for a demo player (century and sex digit, YYMMDD, serial, check digit)."""
-    century = {19: 3, 20: 5}[born.year // 100] + (0 if male else 1)
+def demo_personal_code(born: dt.date, *, serial: int, male: bool = True) -> str:
+    """A valid Lithuanian asmens kodas for a made-up person (century and sex digit, YYMMDD, serial, check digit): the
+    demo's players, and the tests' persons (tests.factories.personal_code)."""
+    century = {18: 1, 19: 3, 20: 5}[born.year // 100] + (0 if male else 1)
     body = f"{century}{born:%y%m%d}{serial % 1000:03d}"
     return body + asmens.calc_check_digit(body + "0")  # it reads all but the last digit
