@@ -366,6 +366,8 @@ HEALTH_MAX_HEARTBEAT_AGE = env_int("HEALTH_MAX_HEARTBEAT_AGE", 180, minimum=2)
 HEALTH_MAX_BOOKS_AGE = env_int("HEALTH_MAX_BOOKS_AGE", 26 * 3600, minimum=3600)
 if HEALTH_MAX_HEARTBEAT_AGE <= HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("HEALTH_MAX_HEARTBEAT_AGE must be longer than HEARTBEAT_SECONDS (three times is usual)")
+# Reports read the replica (REPORTS_DATABASE_URL): further behind than this, in seconds, the probe fails.
+HEALTH_MAX_REPLICA_LAG = env_int("HEALTH_MAX_REPLICA_LAG", 300, minimum=1)
 HEALTH_BROKER_TIMEOUT = env_int("HEALTH_BROKER_TIMEOUT", 2, minimum=1)
 
 # --- Logging --------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""What /health/ checks: the database, the broker (and the length of the work queue), the scheduler.
+"""What /health/ checks: the database, the broker (and the length of the work queue), the scheduler, the books' last
+verification and the reports' replica.
 
 The probe is open without login, so a failure is named by its kind only; the
 full error goes to the log.
@@ -14,6 +15,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
+from casino_office.replica import reports_replica
 from ops.models import Heartbeat
 from ops.tasks import BEAT
 
@@ -109,7 +111,32 @@ def check_books() -> Check:
     return Check(not broken and not stale, detail, {"last": last})
 
 
-CHECKS = {"database": check_database, "broker": check_broker, "beat": check_beat, "books": check_books}
+def check_replica() -> Check:
+    """The reports' read replica, when one is named: reachable, and not further behind than the limit."""
+    try:
+        state = reports_replica()
+    except DatabaseError as error:
+        logger.warning("health: replica check failed: %s", error)
+        return Check(False, type(error).__name__)
+    if state is None:
+        return Check(True, "no replica named: reports read the primary")
+    limit = settings.HEALTH_MAX_REPLICA_LAG
+    if state.caught_up:
+        return Check(True, data={"behind_seconds": 0})
+    if state.behind_seconds is None:
+        return Check(False, "the replica has replayed nothing since it started", {"behind_seconds": None})
+    ok = state.behind_seconds <= limit
+    detail = "" if ok else f"the reports' replica is over {limit} s behind the primary"
+    return Check(ok, detail, {"behind_seconds": round(state.behind_seconds, 1)})
+
+
+CHECKS = {
+    "database": check_database,
+    "broker": check_broker,
+    "beat": check_beat,
+    "books": check_books,
+    "replica": check_replica,
+}
 
 
 def report(names: list[str] | None = None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from cashdesk.dashboard import (
     tickets_per_hour,
 )
 from casino_office.money import format_money
+from casino_office.replica import replica_notice
 from compliance.selectors import door_day
 from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
@@ -76,6 +77,7 @@ def dashboard(request: StaffRequest) -> HttpResponse:
         "tables": tables_today(casino, day),
         "count_room": count_room_today(casino, day),
         "door": door_day(casino, day),
+        "replica": replica_notice(),
         **_dashboard_charts(day, hours, trend, desks),
     }
     return render(request, "cashdesk/dashboard.html", context)

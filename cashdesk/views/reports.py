@@ -17,6 +17,7 @@ from cashdesk.forms import GamingDayAdjustForm, OperationForm
 from cashdesk.items import Item
 from cashdesk.models import TransactionKind
 from casino_office.money import format_money
+from casino_office.replica import replica_notice
 from machines.models import Casino
 from staff.access import StaffRequest, role_required, staff_casino
 
@@ -478,6 +479,7 @@ def _page(
             "books_example": _books_example() if kind == "books" else {},
             "moment_pattern": MOMENT.pattern,
             "day_reports": DAY_REPORTS,
+            "replica": replica_notice(),
             **extra,
         },
         status=status,

@@ -108,3 +108,15 @@ def test_queue_length_is_read_from_redis_and_a_long_queue_fails(settings):
 
 
 # A real beat and worker keeping the heartbeat fresh: tests/ops/test_deploy.py, with the systemd units' commands.
+
+
+@pytest.mark.django_db
+def test_with_no_replica_named_the_replica_check_says_reports_read_the_primary():
+    """The replica's lag is checked only where REPORTS_DATABASE_URL names one (tests/ops/test_two_nodes.py)."""
+    response = Client().get("/health/", {"checks": "replica"})
+    assert response.status_code == 200
+    assert response.json()["checks"]["replica"] == {
+        "ok": True,
+        "detail": "no replica named: reports read the primary",
+        "data": {},
+    }

@@ -140,6 +140,22 @@ class ThrowawayPostgres:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+class StandbyPostgres(ThrowawayPostgres):
+    """A streaming replica of `primary`, made as the guide says: `pg_basebackup -R` (it writes the standby's
+    settings), then started on its own port. It serves reads only and replays the primary's WAL as it comes."""
+
+    def __init__(self, primary: ThrowawayPostgres) -> None:
+        self.folder = tempfile.mkdtemp(prefix="casino-pg-standby-")
+        self.data = os.path.join(self.folder, "data")
+        self.port = free_port()
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+        source = ["-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"]
+        basebackup = shutil.which("pg_basebackup") or "pg_basebackup"
+        _as_postgres(basebackup, *source, "-D", self.data, "-R", "-X", "stream", "-c", "fast", "--no-sync")
+        self.start()
+
+
 @contextmanager
 def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
     cluster = ThrowawayPostgres()
