@@ -399,12 +399,35 @@ def _reports_read_the_replica(house: House, machine: Machine, manager: Browser) 
             machine.life_cycle("unseen")
             _poll("the replica behind by a second", lambda: (behind() or 0) >= 1)
             assert notice("b") == "warn"
+            _picture(house, manager, "b", "/dashboard/", "two-nodes-dashboard-replica-behind.png")
             assert manager.request("b", "GET", report)[1] == before  # the report reads the paused replica
         finally:
             replica.execute("SELECT pg_wal_replay_resume()")
     _poll("the replica up to date again", lambda: behind() == 0 and notice("b") == "muted")
     after = manager.request("a", "GET", report)[1]
     assert after != before, "the report did not see the ticket once the replica replayed it"
+    _picture(house, manager, "a", "/reports/?report=daily", "two-nodes-report-replica-up-to-date.png")
+
+
+def _picture(house: House, browser: Browser, node: str, path: str, name: str) -> None:
+    """With BROWSER_ARTIFACTS set, the page as the manager sees it, drawn by Chromium (for a look, not a check)."""
+    folder = os.environ.get("BROWSER_ARTIFACTS")
+    if not folder:
+        return
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        context = chromium.new_context(viewport={"width": 1280, "height": 900})
+        base = f"http://127.0.0.1:{house.nodes[node]}"
+        context.add_cookies([{"name": k, "value": v, "url": base} for k, v in browser.cookies.items()])
+        page = context.new_page()
+        page.goto(base + path)
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / name), full_page=False)
+        chromium.close()
 
 
 @dataclass
