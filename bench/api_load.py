@@ -91,8 +91,10 @@ def prepare(machines: int) -> list[str]:
     return keys
 
 
-def start_gunicorn(port: int, workers: int, threads: int = 1) -> subprocess.Popen[bytes]:
-    env = {**os.environ, **BENCH_ENV, "BENCH_FLOOR_ENDPOINT": "1", "DATABASE_CONN_MAX_AGE": "600"}
+def start_gunicorn(
+    port: int, workers: int, threads: int = 1, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    env = {**os.environ, **BENCH_ENV, "BENCH_FLOOR_ENDPOINT": "1", "DATABASE_CONN_MAX_AGE": "600", **(extra_env or {})}
     server = subprocess.Popen(
         [
             sys.executable,

@@ -12,9 +12,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-ADMIN_URL = os.environ.get("BENCH_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+# The PostgreSQL server: this machine's (5432), or one of a benchmark's own (bench/peak_hour.py --own-cluster).
+PG_PORT = int(os.environ.get("BENCH_PG_PORT", "5432"))
+ADMIN_URL = os.environ.get("BENCH_ADMIN_URL", f"postgresql://postgres@127.0.0.1:{PG_PORT}/postgres")
 DB_NAME = os.environ.get("BENCH_DB", "casino_bench")
-DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
+DATABASE_URL = f"postgres://postgres@127.0.0.1:{PG_PORT}/{DB_NAME}"
 
 BENCH_ENV = {
     "DATABASE_URL": DATABASE_URL,
@@ -136,10 +138,11 @@ class CpuMeter:
     whole machine (/proc/stat), to show how much of it other work took during the window.
     """
 
-    def __init__(self, gunicorn_master: int, poll: float = 1.0) -> None:
+    def __init__(self, gunicorn_master: int | list[int], poll: float = 1.0, nginx: int | None = None) -> None:
         import psycopg
 
-        self.master = gunicorn_master
+        self.masters = gunicorn_master if isinstance(gunicorn_master, list) else [gunicorn_master]
+        self.nginx = nginx  # nginx's master, when it is in front: its workers are measured too
         self.poll = poll
         self.admin = psycopg.connect(ADMIN_URL, autocommit=True)
         self._lock = threading.Lock()
@@ -154,7 +157,9 @@ class CpuMeter:
         self.admin.close()
 
     def processes(self) -> dict[int, str]:
-        kinds = {pid: "gunicorn" for pid in child_pids(self.master)}
+        kinds = {pid: "gunicorn" for master in self.masters for pid in child_pids(master)}
+        if self.nginx is not None:
+            kinds |= {pid: "nginx" for pid in child_pids(self.nginx)}
         rows = self.admin.execute(
             "SELECT pid, backend_type FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
             [DB_NAME],

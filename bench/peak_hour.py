@@ -1,8 +1,9 @@
-"""The peak hour, as it is lived (issue 27): the floor's machines, the cashiers and the dashboards at once, against
-gunicorn and PostgreSQL as deployed (DEBUG off), from one load client.
+"""The peak hour, as it is lived (issue 27): the floor's machines, the cashiers, the pit, the reception and the
+dashboards at once, against gunicorn and PostgreSQL as deployed (DEBUG off), from one load client.
 
     .venv/bin/python bench/peak_hour.py [--machines 64] [--rate 330] [--cashiers 6] [--dashboards 2]
-                                        [--seconds 60] [--workers 2]
+                                        [--pit-every 15] [--reception-every 10] [--seconds 60] [--workers 2]
+                                        [--nodes 1] [--nginx] [--own-cluster [--replica]]
 
 At once, for --seconds after a warm-up:
   - the machines: full ticket life cycles (issue → printed → authorize → commit) paced at --rate requests/s across
@@ -10,12 +11,18 @@ At once, for --seconds after a warm-up:
   - the cashiers, each at a desk with an open shift, through the desk's pages as a browser sends them (a session,
     the CSRF token, each form's one-time key): a player's ticket printed at a machine of their own, scanned and
     paid; chips sold to one of the day's visitors, admitted at the door and picked at the desk (issue 26);
+  - the pit: the supervisor's screen of an open roulette table, then a buy-in with the player's visit card, every
+    --pit-every s;
+  - the reception: its page, then a returning visitor let in by the personal code typed, every --reception-every s;
   - the dashboards: a manager (password and app code) refreshing the dashboard every 30 s;
   - the beat's jobs in this process: the tickets' expiry every minute, the books' anchoring every --anchor-every s;
   - a watcher sampling pg_stat_activity every 50 ms for backends waiting on a lock.
 Reported per actor: requests answered per second, p50/p95/p99, errors; the server's CPU per life cycle (gunicorn's
-workers and the bench database's backends); the longest lock wait seen. Not in it yet: the pit, the reception's
-pace.
+workers, nginx's when in front, and the bench database's backends); the longest lock wait seen.
+
+More than one node: --nodes N starts N gunicorn instances (--workers each) behind nginx with the shipped site's
+upstream and proxy settings; --own-cluster runs the whole benchmark against a PostgreSQL server of its own (fsync
+on), and --replica adds a streaming replica of it (pg_basebackup) that the dashboard reads.
 """
 
 import argparse
@@ -23,10 +30,14 @@ import asyncio
 import datetime
 import os
 import re
+import shutil
+import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
@@ -37,7 +48,7 @@ import aiohttp
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.api_load import WARMUP, Pacer, Recorder, machine_loop, percentile, start_gunicorn
-from bench.common import DATABASE_URL, CpuMeter, fresh_database, print_table, setup_django, write_result
+from bench.common import DATABASE_URL, ROOT, CpuMeter, fresh_database, print_table, setup_django, write_result
 
 PASSWORD = "bench-staff-password-2026"  # noqa: S105 - the bench's own throwaway database
 VISITORS = 40
@@ -53,6 +64,10 @@ class Floor:
     cashiers: list[str]
     managers: dict[str, bytes]  # username: TOTP key
     visit_cards: list[str]
+    pit: str  # the pit supervisor, at a roulette table opened before the peak
+    table_session: int
+    receptionist: str
+    visitor_codes: list[str]  # the day's visitors' personal codes: each comes back in, typed at the reception
 
 
 def prepare(machines: int, cashiers: int, dashboards: int) -> Floor:
@@ -105,7 +120,7 @@ def prepare(machines: int, cashiers: int, dashboards: int) -> Floor:
     )
     entrance = Entrance.objects.create(casino=casino, code="MAIN", name="Main")
     reception = staff("administratore", "receptionist")
-    cards = []
+    cards, codes = [], []
     for number in range(VISITORS):
         born = timezone.localdate().replace(year=1960 + number % 40, day=1)
         details = IdentityDetails(
@@ -118,17 +133,47 @@ def prepare(machines: int, cashiers: int, dashboards: int) -> Floor:
             document_expiry=timezone.localdate().replace(year=timezone.localdate().year + 3),
         )
         cards.append(entry_decide(entrance=entrance, user=reception, details=details).visit.card)  # type: ignore[union-attr]
+        codes.append(details.personal_code)
+    session = _open_table(casino, staff("pitas", "pit_supervisor"))
     connection.close()
-    return Floor(keys[:machines], keys[machines:], names, managers, cards)
+    return Floor(keys[:machines], keys[machines:], names, managers, cards, "pitas", session, "administratore", codes)
+
+
+def _open_table(casino: Any, supervisor: Any) -> int:
+    """A roulette table with its limits, its tray counted and its croupier: the pit's screen for the peak."""
+    from django.utils import timezone
+
+    from cashdesk.services.tables import table_create, table_open
+    from machines.models import TableGame
+    from machines.services import table_limit_order_record
+    from staff.models import StaffAssignment
+    from tests.factories import make_user
+
+    table = table_create(casino=casino, number="AR1", game=TableGame.AMERICAN_ROULETTE)
+    today = timezone.localdate()
+    limits = {
+        "game": TableGame.AMERICAN_ROULETTE,
+        "minimum": Decimal("1"),
+        "maximum": Decimal("500"),
+        "step": Decimal("1"),
+    }
+    table_limit_order_record(
+        casino=casino, number="1V", signed_on=today, effective_from=today, lines=[limits], user=supervisor
+    )
+    croupier = make_user("krupje")
+    StaffAssignment.objects.create(user=croupier, casino=casino)
+    pieces = {"chip_500": 0, "chip_100": 200, "chip_25": 400, "chip_5": 400, "chip_1": 1000, "chip_0_50": 0}
+    return table_open(table=table, croupier=croupier, pieces=pieces, user=supervisor).pk
 
 
 class Browser:
     """A member of staff's browser: its cookies (sent over plain HTTP although the server marks them Secure, as
     the bench serves no TLS), each page's CSRF token and one-time key."""
 
-    def __init__(self, session: aiohttp.ClientSession, base: str) -> None:
+    def __init__(self, session: aiohttp.ClientSession, base: str, origin: str) -> None:
         self.session = session
         self.base = base
+        self.origin = origin  # as the browser sends it: Django checks it against the host it sees (CSRF)
         self.cookies: dict[str, str] = {}
 
     def _keep(self, response: aiohttp.ClientResponse) -> None:
@@ -139,7 +184,7 @@ class Browser:
                 self.cookies[name] = morsel.value
 
     async def request(self, method: str, path: str, data: dict[str, str] | None = None) -> tuple[int, str]:
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items()), "Origin": self.origin}
         async with self.session.request(
             method, self.base + path, data=data, headers=headers, allow_redirects=False
         ) as response:
@@ -226,6 +271,41 @@ async def cashier_loop(
                 "visitor": cards[n % len(cards)],
             }
             await timed(rec, "desk: chips sold", time.monotonic(), browser.request("POST", "/desk/chips/", sale), 302)
+
+
+async def pit_loop(browser: Browser, session: int, cards: list[str], pacer: Pacer, rec: Recorder) -> None:
+    """The pit supervisor's screen of the table, then a player's buy-in at it (cash for chips, the player's visit
+    card scanned), in turn."""
+    n = 0
+    while (due := await pacer.next()) is not None:
+        n += 1
+        got = await timed(rec, "pit: table screen", due, browser.request("GET", f"/pit/sessions/{session}/"), 200)
+        if got is None:
+            continue
+        pieces = {"chip_500": "0", "chip_100": "0", "chip_25": "2", "chip_5": "0", "chip_1": "0", "chip_0_50": "0"}
+        buy_in = {
+            "csrfmiddlewaretoken": dict(_TOKEN.findall(got[1]))["csrfmiddlewaretoken"],
+            "operation_key": uuid.uuid4().hex,  # as the buy-in form's own would be
+            "seat": str(1 + n % 7),
+            "amount": "50.00",
+            "visitor": cards[n % len(cards)],
+            **pieces,
+        }
+        path = f"/pit/sessions/{session}/buy-in/"
+        await timed(rec, "pit: buy-in", time.monotonic(), browser.request("POST", path, buy_in), 302)
+
+
+async def reception_loop(browser: Browser, codes: list[str], pacer: Pacer, rec: Recorder) -> None:
+    """The reception's page, then a returning visitor let in by the personal code typed (checked against the
+    self-exclusion list, admitted, the visit card printed)."""
+    n = 0
+    while (due := await pacer.next()) is not None:
+        n += 1
+        got = await timed(rec, "reception: page", due, browser.request("GET", "/reception/"), 200)
+        if got is None:
+            continue
+        check = {**dict(_TOKEN.findall(got[1])), "step": "check", "lookup": codes[n % len(codes)]}
+        await timed(rec, "reception: admitted", time.monotonic(), browser.request("POST", "/reception/", check), 200)
 
 
 async def dashboard_loop(browser: Browser, pacer: Pacer, rec: Recorder) -> None:
@@ -325,17 +405,22 @@ class LockWatcher:
         self._thread.join()
 
 
-async def peak(base: str, floor: Floor, args: argparse.Namespace, meter: CpuMeter) -> tuple[Recorder, dict[str, Any]]:
+async def peak(
+    base: str, origin: str, floor: Floor, args: argparse.Namespace, meter: CpuMeter
+) -> tuple[Recorder, dict[str, Any]]:
     machines = len(floor.machine_keys)
     interval = machines / args.rate
     connector = aiohttp.TCPConnector(limit=(machines + len(floor.cashiers) + len(floor.managers)) * 2)
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=10)) as session:
-        cashiers = [Browser(session, base) for _ in floor.cashiers]
-        dashboards = [Browser(session, base) for _ in floor.managers]
+        cashiers = [Browser(session, base, origin) for _ in floor.cashiers]
+        dashboards = [Browser(session, base, origin) for _ in floor.managers]
         await asyncio.gather(*(b.login(name) for b, name in zip(cashiers, floor.cashiers, strict=True)))
         await asyncio.gather(
             *(b.login(name, key) for b, (name, key) in zip(dashboards, floor.managers.items(), strict=True))
         )
+        pit, reception = Browser(session, base, origin), Browser(session, base, origin)
+        await pit.login(floor.pit)
+        await reception.login(floor.receptionist)
 
         # The clock starts once every member of staff is logged in (a password's hashing is not the peak's).
         start = time.monotonic()
@@ -356,6 +441,10 @@ async def peak(base: str, floor: Floor, args: argparse.Namespace, meter: CpuMete
             cashier_loop(b, printer, floor.visit_cards, pacer(args.desk_every, i, len(cashiers)), rec, i)
             for i, (b, printer) in enumerate(zip(cashiers, floor.printer_keys, strict=True))
         ]
+        if args.pit_every:
+            loops.append(pit_loop(pit, floor.table_session, floor.visit_cards, pacer(args.pit_every, 0, 1), rec))
+        if args.reception_every:
+            loops.append(reception_loop(reception, floor.visitor_codes, pacer(args.reception_every, 0, 1), rec))
         loops += [dashboard_loop(b, pacer(30.0, i, len(dashboards)), rec) for i, b in enumerate(dashboards)]
 
         async def cpu_window() -> dict[str, Any]:
@@ -384,6 +473,8 @@ def actor_of(name: str) -> str:
         return "desk"
     if name.startswith("dashboard"):
         return "dashboard"
+    if name.startswith(("pit", "reception")):
+        return "desk"  # staff pages: the desk's target
     return "machine"
 
 
@@ -426,6 +517,60 @@ def report(rec: Recorder, cpu: dict[str, Any], watcher: LockWatcher, seconds: fl
     }
 
 
+def start_nginx(port: int, nodes: list[int], folder: str) -> subprocess.Popen[bytes]:
+    """nginx in front of the web nodes with the shipped site's upstream and proxy settings (deploy/nginx), over
+    plain HTTP on `port` (the bench measures the system, not TLS)."""
+    site = (ROOT / "deploy" / "nginx" / "casino-office.conf").read_text()
+    server = re.search(r"^ *server 127\.0\.0\.1:\d+ (.*)$", site, re.MULTILINE)
+    location = re.search(r"^    location / \{$.*?^    \}$", site, re.MULTILINE | re.DOTALL)
+    keepalive = re.search(r"^ *keepalive \d+;$", site, re.MULTILINE)
+    if not (server and location and keepalive):
+        raise RuntimeError("deploy/nginx/casino-office.conf is not as the bench expects")
+    upstream = "".join(f"  server 127.0.0.1:{node} {server[1]}\n" for node in nodes)
+    temp = "".join(
+        f" {kind}_temp_path {folder}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    conf = (
+        f"{user}worker_processes 1;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log;\n"
+        f"events {{ worker_connections 4096; }}\nhttp {{\n access_log off;{temp}\n"
+        f" upstream casino_office {{\n{upstream}{keepalive[0]}\n }}\n"
+        f" server {{\n  listen 127.0.0.1:{port};\n{location[0]}\n }}\n}}\n"
+    )
+    with open(f"{folder}/nginx.conf", "w", encoding="utf-8") as file:
+        file.write(conf)
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    proxy = subprocess.Popen([nginx, "-p", folder, "-c", f"{folder}/nginx.conf", "-g", "daemon off;"])
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
+                return proxy
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("nginx did not start")
+
+
+def own_cluster(args: argparse.Namespace) -> None:
+    """The whole benchmark again, in a child process, against a PostgreSQL primary of its own (fsync on, as
+    deployed) and, with --replica, a streaming replica of it made with pg_basebackup that the dashboard reads."""
+    from tests.reliability.processes import StandbyPostgres, ThrowawayPostgres
+
+    primary = ThrowawayPostgres(durable=True)
+    replica = StandbyPostgres(primary) if args.replica else None
+    try:
+        argv = [arg for arg in sys.argv[1:] if arg != "--own-cluster"]
+        env = {**os.environ, "BENCH_PG_PORT": str(primary.port)}
+        if replica is not None:
+            env["BENCH_REPORTS_URL"] = (
+                f"postgres://postgres@127.0.0.1:{replica.port}/{os.environ.get('BENCH_DB', 'casino_bench')}"
+            )
+        subprocess.run([sys.executable, os.path.abspath(__file__), *argv], env=env, check=True)
+    finally:
+        if replica is not None:
+            replica.destroy()
+        primary.destroy()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--machines", type=int, default=64)
@@ -437,20 +582,39 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8731)
     parser.add_argument("--anchor-every", type=float, default=900.0, help="seconds between the books' anchors")
+    parser.add_argument("--pit-every", type=float, default=15.0, help="seconds between the pit's buy-ins (0: none)")
+    parser.add_argument("--reception-every", type=float, default=10.0, help="seconds between visitors let in (0: none)")
+    parser.add_argument("--nodes", type=int, default=1, help="web nodes (gunicorn, --workers each) behind nginx")
+    parser.add_argument("--nginx", action="store_true", help="nginx in front even of one node (always with 2+)")
+    parser.add_argument("--own-cluster", action="store_true", help="a PostgreSQL server of the bench's own")
+    parser.add_argument("--replica", action="store_true", help="reports read a streaming replica (--own-cluster)")
     args = parser.parse_args()
+    if args.own_cluster:
+        own_cluster(args)
+        return
     os.environ["REGISTER_ANCHOR_DIR"] = tempfile.mkdtemp(prefix="peak-hour-anchors-")
     floor = prepare(args.machines, args.cashiers, args.dashboards)
-    server = start_gunicorn(args.port, args.workers)
-    meter = CpuMeter(server.pid)
+    reports = {"REPORTS_DATABASE_URL": os.environ["BENCH_REPORTS_URL"]} if os.environ.get("BENCH_REPORTS_URL") else {}
+    ports = [args.port + 1 + node for node in range(args.nodes)] if args.nodes > 1 or args.nginx else [args.port]
+    servers = [start_gunicorn(port, args.workers, extra_env=reports) for port in ports]
+    proxy = (
+        start_nginx(args.port, ports, tempfile.mkdtemp(prefix="peak-hour-nginx-"))
+        if len(ports) > 1 or args.nginx
+        else None
+    )
+    # Behind nginx Django sees https (X-Forwarded-Proto) and the host without the port, as in production.
+    origin = "https://127.0.0.1" if proxy else f"http://127.0.0.1:{args.port}"
+    meter = CpuMeter([server.pid for server in servers], nginx=proxy.pid if proxy else None)
     try:
         with LockWatcher() as watcher:
-            rec, cpu = asyncio.run(peak(f"http://127.0.0.1:{args.port}", floor, args, meter))
+            rec, cpu = asyncio.run(peak(f"http://127.0.0.1:{args.port}", origin, floor, args, meter))
         result = report(rec, cpu, watcher, args.seconds)
     finally:
         meter.close()
-        server.terminate()
-        server.wait(timeout=15)
-    result["args"] = vars(args)
+        for process in [*servers, *([proxy] if proxy else [])]:
+            process.terminate()
+            process.wait(timeout=15)
+    result["args"] = vars(args) | {"replica": bool(reports)}
     print(f"written: {write_result('peak_hour', result)}")
 
 

@@ -100,7 +100,8 @@ def _as_postgres(*args: str, cwd: str | None = None) -> None:
 class ThrowawayPostgres:
     """A PostgreSQL cluster of its own in a temporary folder, on its own port; nothing else is disturbed."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        self.durable = durable  # fsync on, as deployed (the benchmarks); off for the tests
         self.folder = tempfile.mkdtemp(prefix="casino-pg-")
         self.data = os.path.join(self.folder, "data")
         self.port = free_port()
@@ -124,7 +125,7 @@ class ThrowawayPostgres:
             "-l",
             os.path.join(self.folder, "log"),
             "-o",
-            f"-p {self.port} -k {self.folder} -c fsync=off",
+            f"-p {self.port} -k {self.folder}" + ("" if self.durable else " -c fsync=off"),
             *args,
         )
 
@@ -145,14 +146,17 @@ class StandbyPostgres(ThrowawayPostgres):
     settings), then started on its own port. It serves reads only and replays the primary's WAL as it comes."""
 
     def __init__(self, primary: ThrowawayPostgres) -> None:
+        self.durable = primary.durable
         self.folder = tempfile.mkdtemp(prefix="casino-pg-standby-")
         self.data = os.path.join(self.folder, "data")
         self.port = free_port()
         if os.geteuid() == 0:
             shutil.chown(self.folder, "postgres", "postgres")
-        source = ["-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"]
-        basebackup = shutil.which("pg_basebackup") or "pg_basebackup"
-        _as_postgres(basebackup, *source, "-D", self.data, "-R", "-X", "stream", "-c", "fast", "--no-sync")
+        _as_postgres(
+            shutil.which("pg_basebackup") or "pg_basebackup",
+            "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres",
+            "-D", self.data, "-R", "-X", "stream", "-c", "fast", "--no-sync",
+        )  # fmt: skip
         self.start()
 
 
