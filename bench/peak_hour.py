@@ -535,7 +535,8 @@ def start_nginx(port: int, nodes: list[int], folder: str) -> subprocess.Popen[by
         f"{user}worker_processes 1;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log;\n"
         f"events {{ worker_connections 4096; }}\nhttp {{\n access_log off;{temp}\n"
         f" upstream casino_office {{\n{upstream}{keepalive[0]}\n }}\n"
-        f" server {{\n  listen 127.0.0.1:{port};\n{location[0]}\n }}\n}}\n"
+        f" server {{\n  listen 127.0.0.1:{port};\n  error_log /dev/null;  # as the shipped site's: no request line\n"
+        f"{location[0]}\n }}\n}}\n"
     )
     with open(f"{folder}/nginx.conf", "w", encoding="utf-8") as file:
         file.write(conf)

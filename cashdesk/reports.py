@@ -4,7 +4,6 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -24,6 +23,7 @@ from cashdesk.models import (
     TableSession,
     TransactionKind,
 )
+from casino_office.replica import reports_alias
 from casino_office.vocabulary import VAULT_TRANSFER_KINDS
 from machines.models import Casino, Machine, MeterReconciliation, Place
 from tickets.models import OUTSTANDING_STATES, Ticket, TicketEvent, TicketEventKind
@@ -33,8 +33,9 @@ from tickets.selectors import stuck_redemptions
 
 
 def reports_db() -> str:
-    """Where reads for reports and the dashboard go: a read replica when REPORTS_DATABASE_URL is set."""
-    return str(settings.REPORTS_DATABASE)
+    """Where reads for reports and the dashboard go: a read replica when REPORTS_DATABASE_URL is set (the primary
+    while it cannot be reached; the page says so, casino_office/replica.py)."""
+    return reports_alias()
 
 
 def _gaming_day(field: str, casino: Casino) -> TruncDate:

@@ -115,6 +115,10 @@ if env_str("REPORTS_DATABASE_URL", ""):
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
         conn_health_checks=True,
     )
+    # A replica that does not answer is given up on quickly: reports then read the primary (casino_office/replica.py).
+    DATABASES["reports"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env_int("REPORTS_CONNECT_TIMEOUT", 3, minimum=1)
+    )
     DATABASES["reports"]["TEST"] = {"MIRROR": "default"}
     REPORTS_DATABASE = "reports"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

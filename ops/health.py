@@ -120,6 +120,8 @@ def check_replica() -> Check:
         return Check(False, type(error).__name__)
     if state is None:
         return Check(True, "no replica named: reports read the primary")
+    if state.problem == "not_a_replica":
+        return Check(False, "the reports' database is not a replica (promoted?): reports may not be the primary's")
     limit = settings.HEALTH_MAX_REPLICA_LAG
     if state.caught_up:
         return Check(True, data={"behind_seconds": 0})

@@ -479,7 +479,7 @@ def _page(
             "books_example": _books_example() if kind == "books" else {},
             "moment_pattern": MOMENT.pattern,
             "day_reports": DAY_REPORTS,
-            "replica": replica_notice(),
+            "replica": replica_notice() if kind != "gaming_day" else None,  # the statement reads the primary
             **extra,
         },
         status=status,
