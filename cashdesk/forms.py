@@ -12,7 +12,7 @@ from cashdesk.models import DifferenceReason, HoldCase, TableSlip
 from cashdesk.models.tables import COLOUR_CHIP_VALUES, SEATS, ChipColour
 from cashdesk.receipt_numbers import parse_receipt_number
 from casino_office.forms import OperationForm
-from casino_office.widgets import DayInput
+from casino_office.widgets import DayInput, LongSelect
 from compliance.models import Person, Visit
 from compliance.services import IdentityDetails, age_on
 from machines.models import Place, TableGame
@@ -67,7 +67,7 @@ class PersonFieldsForm(OperationForm):
         required=False,
         widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
     )
-    visitor = forms.CharField(label=_("or today's visitor"), max_length=16, required=False, widget=forms.Select())
+    visitor = forms.CharField(label=_("or today's visitor"), max_length=16, required=False, widget=LongSelect())
     personal_code = forms.CharField(label=_("Personal code (asmens kodas)"), max_length=20, required=False)
     document_type = forms.ChoiceField(
         label=_("Document"), choices=[("", "—"), *Person.DocumentType.choices], required=False
