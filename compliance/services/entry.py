@@ -443,8 +443,15 @@ def visit_of_card(*, casino: Casino, card: str, at: dt.datetime) -> Visit:
 
 
 def visitors_today(casino: Casino, at: dt.datetime, limit: int = 1000) -> list[Visit]:
-    """Today's admissions at the casino, the latest first, each with its person (the desk's pick)."""
-    visits = Visit.objects.filter(casino=casino, gaming_day=casino.gaming_day(at)).select_related("person")
+    """Today's admissions at the casino, the latest first, each with what the desk's pick shows of its person: the
+    name, the document's type and validity, the date of birth (for the age). Only those are read: every
+    encrypted field read is decrypted, and a busy day's list has hundreds of visitors (bench/README.md)."""
+    shown = ("given_names", "surnames", "date_of_birth", "document_type", "document_expiry")
+    visits = (
+        Visit.objects.filter(casino=casino, gaming_day=casino.gaming_day(at))
+        .select_related("person")
+        .only("card", "admitted_at", "person", *(f"person__{name}" for name in shown))
+    )
     return list(visits.order_by("-admitted_at", "-pk")[:limit])
 
 

@@ -2,10 +2,12 @@
 up for the register; a purchase is linked to an admitted visitor (the visit card scanned, or the visitor picked)
 and, above the casino's anonymous limit (default 0), refused without one."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
 from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from cashdesk import services
@@ -277,6 +279,41 @@ def test_the_desk_offers_todays_visitors_and_a_pick_links_the_purchase(door_defa
     bought = CashTransaction.objects.get(kind="chips_buy")
     assert (bought.visit_id, bought.person_id) == (visit.pk, visit.person_id)
     assert "not admitted at the door" not in desk_client.get(done.url).content.decode()
+
+
+def test_the_visitors_list_costs_the_same_queries_and_decrypts_only_what_it_shows_whatever_its_length(
+    door_default, desk_client, casino, monkeypatch
+):
+    """A busy day lists hundreds of visitors: reading a field the list does not name (.only) would cost a query a
+    visitor, and every encrypted field read is decrypted (bench/README.md, the desk's pick)."""
+    from compliance import crypto
+
+    decrypted = []
+    real = crypto.decrypt
+    monkeypatch.setattr(crypto, "decrypt", lambda token: decrypted.append(1) or real(token))
+
+    def page() -> tuple[int, int]:
+        decrypted.clear()
+        with CaptureQueriesContext(connection) as queries:
+            assert desk_client.get("/desk/chips/").status_code == 200
+        return len(queries), len(decrypted)
+
+    admit(casino, make_person(given_names="Jonas", surnames="Petraitis"))
+    one = page()
+    for number in range(3):
+        born = f"19{70 + number}-03-0{number + 1}"
+        admit(
+            casino,
+            make_person(
+                personal_code=personal_code(dt.date.fromisoformat(born), serial=400 + number),
+                document_number=f"LT55{number}",
+                born=born,
+                surnames=f"Pavarde{number}",
+            ),
+        )
+    four = page()
+    assert four[0] == one[0]  # no query a visitor
+    assert four[1] - one[1] == 3 * 4  # the name (2), the date of birth, the document's expiry: 4 a visitor
 
 
 def test_a_card_scanned_and_another_visitor_picked_is_a_form_error(door_default, desk_client, casino):
