@@ -5,6 +5,7 @@ from typing import Any
 
 from django.db.models import Count, QuerySet, Sum
 
+from casino_office.replica import reports_alias
 from compliance.history import operation_history
 from compliance.models import EntryRefusal, RefusalReason, RegisterEntry, Visit
 from machines.models import Casino, Place
@@ -71,10 +72,13 @@ def door_days(casino: Casino, start: dt.date, end: dt.date) -> list[dict[str, An
             day, {"day": day, "admitted": 0, "overrides": 0, **dict.fromkeys(RefusalReason.values, 0)}
         )
 
-    visits = Visit.objects.filter(casino=casino, gaming_day__gte=start, gaming_day__lte=end)
+    # A report (the dashboard's door tile, the door's page): read where reports read (casino_office/replica.py).
+    visits = Visit.objects.using(reports_alias()).filter(casino=casino, gaming_day__gte=start, gaming_day__lte=end)
     for found in visits.values("gaming_day").annotate(n=Count("id"), overridden=Count("override_by")):
         row(found["gaming_day"]).update(admitted=found["n"], overrides=found["overridden"])
-    refusals = EntryRefusal.objects.filter(casino=casino, gaming_day__gte=start, gaming_day__lte=end)
+    refusals = EntryRefusal.objects.using(reports_alias()).filter(
+        casino=casino, gaming_day__gte=start, gaming_day__lte=end
+    )
     for refused in refusals.values("gaming_day", "reason").annotate(n=Count("id")):
         row(refused["gaming_day"])[refused["reason"]] = refused["n"]
     for line in rows.values():
