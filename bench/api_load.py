@@ -287,6 +287,14 @@ class Phase:
     lag: float
 
 
+async def cpu_window(meter: CpuMeter, stop: float) -> dict[str, Any]:
+    """The server's CPU from the end of the warm-up to `stop` (time.monotonic())."""
+    await asyncio.sleep(WARMUP)
+    await asyncio.to_thread(meter.start)
+    await asyncio.sleep(max(0.0, stop - time.monotonic()))
+    return await asyncio.to_thread(meter.stop)
+
+
 async def run_phase(
     session: aiohttp.ClientSession,
     base: str,
@@ -311,13 +319,7 @@ async def run_phase(
             offset = rng.expovariate(1 / interval) if rng else interval * i / len(keys)
         pacers.append(Pacer(start, stop, interval, offset, rng))
 
-    async def cpu_window() -> dict[str, Any]:
-        await asyncio.sleep(WARMUP)
-        await asyncio.to_thread(meter.start)
-        await asyncio.sleep(max(0.0, stop - time.monotonic()))
-        return await asyncio.to_thread(meter.stop)
-
-    cpu_task = asyncio.create_task(cpu_window())
+    cpu_task = asyncio.create_task(cpu_window(meter, stop))
     if kind == "cycle":
         loops = [machine_loop(session, base, key, tag, pacer, rec) for key, pacer in zip(keys, pacers, strict=True)]
     else:

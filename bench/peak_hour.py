@@ -47,7 +47,7 @@ from typing import Any
 import aiohttp
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from bench.api_load import WARMUP, Pacer, Recorder, machine_loop, percentile, start_gunicorn
+from bench.api_load import WARMUP, Pacer, Recorder, cpu_window, machine_loop, percentile, start_gunicorn
 from bench.common import DATABASE_URL, ROOT, CpuMeter, fresh_database, print_table, setup_django, write_result
 
 PASSWORD = "bench-staff-password-2026"  # noqa: S105 - the bench's own throwaway database
@@ -447,13 +447,7 @@ async def peak(
             loops.append(reception_loop(reception, floor.visitor_codes, pacer(args.reception_every, 0, 1), rec))
         loops += [dashboard_loop(b, pacer(30.0, i, len(dashboards)), rec) for i, b in enumerate(dashboards)]
 
-        async def cpu_window() -> dict[str, Any]:
-            await asyncio.sleep(WARMUP)
-            await asyncio.to_thread(meter.start)
-            await asyncio.sleep(max(0.0, stop - time.monotonic()))
-            return await asyncio.to_thread(meter.stop)
-
-        cpu_task = asyncio.create_task(cpu_window())
+        cpu_task = asyncio.create_task(cpu_window(meter, stop))
         with Jobs(start + WARMUP, stop, args.anchor_every) as jobs:
             await asyncio.gather(*loops)
             cpu = await cpu_task
