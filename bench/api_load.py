@@ -26,7 +26,6 @@ import json
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -46,6 +45,7 @@ from bench.common import (
     print_table,
     reference_loop_ms,
     setup_django,
+    wait_for_port,
     write_result,
 )
 
@@ -112,13 +112,8 @@ def start_gunicorn(
         cwd=ROOT,
         env=env,
     )
-    for _ in range(100):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
-                return server
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("gunicorn did not start")
+    wait_for_port(port, "gunicorn")
+    return server
 
 
 class Pacer:

@@ -243,3 +243,16 @@ def reference_loop_ms() -> float:
             total += step(i, seen)
         runs.append((time.process_time() - start) * 1000)
     return sorted(runs)[1]
+
+
+def wait_for_port(port: int, what: str, poll: float = 0.2) -> None:
+    """Until something accepts connections on 127.0.0.1:port (about 100 tries); RuntimeError naming `what` after."""
+    import socket
+
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
+                return
+        except OSError:
+            time.sleep(poll)
+    raise RuntimeError(f"{what} did not start")

@@ -31,7 +31,6 @@ import datetime
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -48,7 +47,16 @@ import aiohttp
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.api_load import WARMUP, Pacer, Recorder, cpu_window, machine_loop, percentile, start_gunicorn
-from bench.common import DATABASE_URL, ROOT, CpuMeter, fresh_database, print_table, setup_django, write_result
+from bench.common import (
+    DATABASE_URL,
+    ROOT,
+    CpuMeter,
+    fresh_database,
+    print_table,
+    setup_django,
+    wait_for_port,
+    write_result,
+)
 
 PASSWORD = "bench-staff-password-2026"  # noqa: S105 - the bench's own throwaway database
 VISITORS = 40
@@ -536,13 +544,8 @@ def start_nginx(port: int, nodes: list[int], folder: str) -> subprocess.Popen[by
         file.write(conf)
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     proxy = subprocess.Popen([nginx, "-p", folder, "-c", f"{folder}/nginx.conf", "-g", "daemon off;"])
-    for _ in range(100):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
-                return proxy
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("nginx did not start")
+    wait_for_port(port, "nginx", poll=0.1)
+    return proxy
 
 
 def own_cluster(args: argparse.Namespace) -> None:
