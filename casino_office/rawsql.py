@@ -93,7 +93,7 @@ class Beside:
         return ", ".join(f'b."{column}"' for column in self.columns)
 
 
-def _select_sql(model: type[models.Model], where: str, lock: bool, related: str) -> str:
+def _select_sql(model: type[models.Model], where: str, lock: bool, related: str, extra: str = "") -> str:
     meta = model._meta
     selected = columns(model, "t")
     join = ""
@@ -103,6 +103,8 @@ def _select_sql(model: type[models.Model], where: str, lock: bool, related: str)
         selected += ", " + columns(other, "r")
         join = f' JOIN "{other._meta.db_table}" r ON r."{other._meta.pk.column}" = t."{key.column}"'  # type: ignore[union-attr]
     suffix = " FOR UPDATE OF t" if lock and connection.features.has_select_for_update else ""
+    if extra:
+        selected += ", " + extra
     return f'SELECT {selected} FROM "{meta.db_table}" t{join} WHERE {where}{suffix}'  # noqa: S608 - identifiers from the models
 
 
@@ -112,6 +114,19 @@ def _built(model: type[M], row: Sequence[Any], related: str) -> M:
         key = model._meta.get_field(related)
         key.set_cached_value(instance, build(key.related_model, row[width(model) :]))  # type: ignore[union-attr,arg-type]
     return instance
+
+
+def select_row(model: type[M], where: str, params: Sequence[Any], *, related: str = "", extra: str = "") -> Any:
+    """The first row (a tuple) that `select_one` would read, with `extra` (more SELECT list items, the callers' own
+    text) after the model's columns and `related`'s; None when there is none. `built` makes the instance."""
+    with cursor() as c:
+        c.execute(_select_sql(model, where, False, related, extra), params)
+        return c.fetchone()
+
+
+def built(model: type[M], row: Sequence[Any], *, related: str = "") -> M:
+    """An instance (and `related`'s, cached on it) from a row that `select_row` read; a new one on every call."""
+    return _built(model, row, related)
 
 
 def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool = False, related: str = "") -> M | None:
@@ -229,6 +244,20 @@ def insert(instance: models.Model, *, on_conflict: str = "", also: Also | None =
     with cursor() as c:
         c.execute(sql, params)
         return _inserted(instance, c.fetchone())
+
+
+def insert_checking(instance: models.Model, check: Also) -> bool:
+    """`insert(instance)`, and `check` (a boolean expression, the callers' own text) evaluated in the same statement,
+    after the row is in: its answer. PostgreSQL only (a data-modifying WITH)."""
+    assert connection.vendor == "postgresql", "insert_checking needs a data-modifying WITH"
+    sql, params = _insert_sql(instance, "")
+    pk = instance._meta.pk.column
+    sql = f'WITH ins AS ({sql}) SELECT ins."{pk}", {check[0]} FROM ins'  # noqa: S608 - identifiers from the models
+    with cursor() as c:
+        c.execute(sql, [*params, *check[1]])
+        row = c.fetchone()
+    _inserted(instance, row)
+    return bool(row and row[1])
 
 
 def update_and_insert(

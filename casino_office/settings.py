@@ -127,6 +127,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # off by default). 0 turns it off, for a transaction-mode PgBouncer older than 1.21 in between.
     _prepare = env_int("DATABASE_PREPARE_THRESHOLD", 5, minimum=0)
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare or None
+# How long a machine read by its key may be kept in a web process's memory (0: read on every request). Kept, it is
+# proved current in the transaction of each request that uses it (tickets.api.auth.KeptMachine): a key revoked
+# or a rule changed still takes effect on the next request; what is saved is the read before each request.
+MACHINE_KEPT_SECONDS = env_int("MACHINE_KEPT_SECONDS", 60, minimum=0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The demo's SQLite serves the web server, the worker and the beat at once. SQLite serialises writers:
     # wait for the lock (timeout, s) instead of failing; the write-ahead log lets readers go on beside the

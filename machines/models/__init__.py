@@ -4,6 +4,7 @@ from machines.models.chains import GENESIS_MAC, BooksVerification, Chained, Chai
 from machines.models.floor import (
     AMOUNT_METERS,
     COUNT_METERS,
+    MACHINE_WORK_FIELDS,
     METER_AMOUNT_DIGITS,
     METER_AMOUNT_PLACES,
     METER_NAMES,
@@ -33,6 +34,7 @@ __all__ = [
     "AMOUNT_METERS",
     "COUNT_METERS",
     "GENESIS_MAC",
+    "MACHINE_WORK_FIELDS",
     "METER_AMOUNT_DIGITS",
     "METER_AMOUNT_PLACES",
     "METER_NAMES",

@@ -436,6 +436,11 @@ class Machine(models.Model):
         return self.status == self.Status.ACTIVE and self.ticket_enrolled
 
 
+# The machine's stamps and counters move with every request it sends; what it is (its kind, denomination,
+# enrolment, key, place on the floor) is configuration.
+MACHINE_WORK_FIELDS = ("last_seen_at", "lookups_blocked_until", "last_ticket_sequence")
+
+
 # Machine contract v1.1, "POST /api/v1/meters": the meters a machine reports (SAS lifetime counters).
 TICKET_METERS = ("ticket_out_count", "ticket_out_amount", "ticket_in_count", "ticket_in_amount")
 COUNT_METERS = ("ticket_out_count", "ticket_in_count", "handpay_count", "games_played", "attendant_paid_count")

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from casino_office.triggers import append_only
 from machines.models.chains import Chained, chain_link_unique
-from machines.models.floor import Casino, Machine
+from machines.models.floor import MACHINE_WORK_FIELDS, Casino, Machine
 from machines.models.tables import GamingTable, TableLimit, TableLimitOrder
 
 
@@ -134,12 +134,8 @@ def tracked(
     )
 
 
-# The machine's stamps and counters move with every request it sends; what it is (its kind, denomination,
-# enrolment, key, place on the floor) is configuration.
-_MACHINE_WORK = ("last_seen_at", "lookups_blocked_until", "last_ticket_sequence")
-
 CasinoEvent = tracked(Casino, "CasinoEvent")
-MachineEvent = tracked(Machine, "MachineEvent", exclude=_MACHINE_WORK)
+MachineEvent = tracked(Machine, "MachineEvent", exclude=MACHINE_WORK_FIELDS)
 # Whether a table is open moves with the pit's day; its number, game and area are configuration, and so are the
 # director's orders of its limits (append-only: their copies are the inserts).
 GamingTableEvent = tracked(GamingTable, "GamingTableEvent", exclude=("is_open",))

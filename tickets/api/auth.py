@@ -1,5 +1,11 @@
 import datetime as dt
+import time
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
+from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
@@ -10,25 +16,117 @@ from rest_framework.views import APIView
 
 from casino_office import rawsql
 from machines.keys import hash_key
-from machines.models import Machine
+from machines.models import MACHINE_WORK_FIELDS, Casino, Machine
 
 # last_seen_at is refreshed at most this often, to keep a write off every request.
 _LAST_SEEN_RESOLUTION = dt.timedelta(seconds=60)
+# Machines kept in a process's memory at most (the oldest go first beyond it).
+_CACHED_AT_MOST = 4096
 
 
-def _machine_by_key_hash(key_hash: str) -> Machine | None:
-    """The machine with its casino, read fresh on every request: a revoked or rotated key is refused at once."""
-    return rawsql.select_one(Machine, 't."api_key_hash" = %s', [key_hash], related="casino")
+# What moves with the machine's own requests and changes nothing they are answered: its last request's time and
+# its tickets' counter (the issue's statement moves it under a row lock). The block of its guessed numbers is in
+# the version: a block set in another process is not in this one's memory.
+_NOT_IN_VERSION = tuple(name for name in MACHINE_WORK_FIELDS if name != "lookups_blocked_until")
+
+
+@cache
+def _version_sql() -> str:
+    """What the machine is (every column but `_NOT_IN_VERSION`) and its casino's whole row, as one digest: equal
+    digests, the same machine and rules."""
+    fields = [field for field in Machine._meta.concrete_fields if field.name not in _NOT_IN_VERSION]
+    what = ", ".join(f't."{field.column}"' for field in fields)
+    return f"md5(ROW({what})::text || r::text)"
+
+
+@dataclass(frozen=True)
+class _Kept:
+    row: tuple[Any, ...]
+    version: str
+    until: float  # time.monotonic()
+
+
+_kept: dict[str, _Kept] = {}
+
+
+def forget_kept_machines() -> None:
+    """Empty this process's memory of machines (the tests start each from nothing)."""
+    _kept.clear()
+
+
+class StaleMachine(Exception):
+    """The machine kept in memory is no longer the machine in the database: read it again and start over."""
+
+
+@dataclass(frozen=True)
+class KeptMachine:
+    """A machine read from this process's memory, not from the database: the request's transaction proves it
+    current before it commits (`check`, in the statement that stores the answer), or the request starts over
+    with the machine read fresh (`refresh`). A revoked key, a disabled machine or a changed rule takes effect
+    on the next request as before: nothing read from memory commits unless the row still says the same."""
+
+    key_hash: str
+    version: str
+
+    def check(self, machine: Machine) -> rawsql.Also:
+        """A boolean SQL expression: the machine's row and its casino's still are what was read. A request that
+        changed them itself (its guess blocked the machine) does not pass either: it starts over, read fresh."""
+        tables = f'"{Machine._meta.db_table}" t JOIN "{Casino._meta.db_table}" r ON r."id" = t."casino_id"'
+        where = f't."id" = %s AND t."api_key_hash" = %s AND {_version_sql()} = %s'
+        sql = f"EXISTS (SELECT 1 FROM {tables} WHERE {where})"  # noqa: S608 - identifiers from the models
+        return sql, [machine.pk, self.key_hash, self.version]
+
+    def ensure_current(self, machine: Machine) -> None:
+        """Read the machine's row now (a statement) and raise StaleMachine unless it is what the request knows."""
+        sql, params = self.check(machine)
+        with rawsql.cursor() as c:
+            c.execute(f"SELECT {sql}", params)
+            row = c.fetchone()
+        if not (row and row[0]):
+            raise StaleMachine()
+
+    def refresh(self, machine: Machine) -> None:
+        """Read the machine again into `machine` (its casino too); a key gone is 401, a machine disabled 403."""
+        _kept.pop(self.key_hash, None)
+        fresh = _read(self.key_hash)
+        if fresh is None:
+            raise exceptions.AuthenticationFailed("Unknown machine key.")
+        machine.__dict__.update(fresh.__dict__)
+        if not machine.may_use_ticket_system:
+            raise MachineDisabled()
+
+
+def _read(key_hash: str) -> Machine | None:
+    """The machine with its casino, read fresh; on PostgreSQL kept in memory with its version for `_machine`."""
+    if connection.vendor != "postgresql" or settings.MACHINE_KEPT_SECONDS <= 0:
+        return rawsql.select_one(Machine, 't."api_key_hash" = %s', [key_hash], related="casino")
+    row = rawsql.select_row(Machine, 't."api_key_hash" = %s', [key_hash], related="casino", extra=_version_sql())
+    if row is None:
+        return None
+    if len(_kept) >= _CACHED_AT_MOST:
+        del _kept[next(iter(_kept))]
+    _kept[key_hash] = _Kept(tuple(row[:-1]), row[-1], time.monotonic() + settings.MACHINE_KEPT_SECONDS)
+    return rawsql.built(Machine, row, related="casino")
+
+
+def _machine(key_hash: str, *, may_keep: bool) -> tuple[Machine | None, KeptMachine | None]:
+    """The machine of this key: from memory where `may_keep` and it is there (with what proves it current), else
+    read fresh (a revoked or rotated key is refused at once)."""
+    kept = _kept.get(key_hash) if may_keep else None
+    if kept is not None and kept.until > time.monotonic():
+        return rawsql.built(Machine, kept.row, related="casino"), KeptMachine(key_hash, kept.version)
+    return _read(key_hash), None
 
 
 class MachinePrincipal:
-    """request.user for a machine: authenticated, but never a staff user."""
+    """request.user for a machine: authenticated, but never a staff user. `kept` when read from memory."""
 
     is_authenticated = True
     is_staff = False
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: Machine, kept: KeptMachine | None = None) -> None:
         self.machine = machine
+        self.kept = kept
 
     def __str__(self) -> str:
         return f"machine {self.machine}"
@@ -38,6 +136,9 @@ class MachineKeyAuthentication(BaseAuthentication):
     """`Authorization: Bearer <machine key>`; the key is looked up by its SHA-256."""
 
     keyword = b"bearer"
+    # Whether the machine may come from this process's memory: only for views whose every effect is proved in
+    # their transaction (tickets.api.scaffold.MachinePostView).
+    may_keep = False
 
     def authenticate(self, request: Request) -> tuple[MachinePrincipal, Machine] | None:
         parts = get_authorization_header(request).split()
@@ -49,14 +150,16 @@ class MachineKeyAuthentication(BaseAuthentication):
             key = parts[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Unknown machine key.") from None
-        machine = _machine_by_key_hash(hash_key(key))
+        key_hash = hash_key(key)
+        machine, kept = _machine(key_hash, may_keep=self.may_keep)
         if machine is None:
             raise exceptions.AuthenticationFailed("Unknown machine key.")
         now = timezone.now()
         if machine.last_seen_at is None or now - machine.last_seen_at > _LAST_SEEN_RESOLUTION:
             Machine.objects.filter(pk=machine.pk).update(last_seen_at=now)
             machine.last_seen_at = now
-        return MachinePrincipal(machine), machine
+            _kept.pop(key_hash, None)
+        return MachinePrincipal(machine, kept), machine
 
     def authenticate_header(self, request: Request) -> str:
         return "Bearer"
@@ -73,8 +176,16 @@ class IsTicketMachine(BasePermission):
         if not isinstance(machine, Machine):
             return False
         if not machine.may_use_ticket_system:
-            raise MachineDisabled()
+            principal = request.user
+            if not isinstance(principal, MachinePrincipal) or principal.kept is None:
+                raise MachineDisabled()
+            principal.kept.refresh(machine)  # memory said disabled: the database has the last word
+            principal.kept = None
         return True
+
+
+class KeptMachineKeyAuthentication(MachineKeyAuthentication):
+    may_keep = True
 
 
 class MachineKeyScheme(OpenApiAuthenticationExtension):

@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from casino_office import rawsql
 from machines.models import Machine
+from tickets.api.auth import KeptMachine, StaleMachine
 from tickets.api.errors import ApiError, error_response
 from tickets.models import MachineRequest
 
@@ -57,8 +58,21 @@ def request_id_answered(*, machine: Machine, request_id: str) -> bool:
     return _stored(machine, request_id) is not None
 
 
+def _store(answer: MachineRequest, kept: KeptMachine | None) -> None:
+    """Insert the answer; a machine from memory is proved current in the same statement (StaleMachine if not)."""
+    if kept is None:
+        rawsql.insert(answer)
+    elif not rawsql.insert_checking(answer, kept.check(answer.machine)):
+        raise StaleMachine()
+
+
 def run_idempotent(
-    *, machine: Machine, request_id: str, fingerprint_: str, handler: Callable[[], Response]
+    *,
+    machine: Machine,
+    request_id: str,
+    fingerprint_: str,
+    handler: Callable[[], Response],
+    kept: KeptMachine | None = None,
 ) -> HttpResponseBase:
     """Run the request once, or answer what its request_id was answered before.
 
@@ -68,6 +82,10 @@ def run_idempotent(
     answer. An answer that is not remembered (422, 429) looks for a stored one before its transaction
     ends, and so does an attempt that fails on another unique key, so a replay is never answered anything
     else. A first request, nearly every one, costs no lookup; a replay costs one rolled-back attempt.
+
+    With `kept` (the machine was read from memory), no answer leaves unless the machine is proved current: the
+    stored answer's insert checks it in the same statement, an answer not stored and a replay read it first;
+    StaleMachine, with everything rolled back, when it is not.
     """
     try:
         with transaction.atomic():
@@ -80,7 +98,7 @@ def run_idempotent(
             body = json.dumps(response.data, ensure_ascii=False, separators=(",", ":"))
             if response.status_code in _REMEMBERED_STATUSES:
                 try:
-                    rawsql.insert(
+                    _store(
                         MachineRequest(
                             machine=machine,
                             request_id=request_id,
@@ -88,7 +106,8 @@ def run_idempotent(
                             response_status=response.status_code,
                             response_body=body,
                             created_at=timezone.now(),
-                        )
+                        ),
+                        kept,
                     )
                 except IntegrityError:
                     # No savepoint needed: leaving the block with this exception
@@ -96,7 +115,11 @@ def run_idempotent(
                     raise _DuplicateRequest() from None
             elif _stored(machine, request_id) is not None:
                 raise _DuplicateRequest()
+            elif kept is not None:
+                kept.ensure_current(machine)
     except _DuplicateRequest:
+        if kept is not None:
+            kept.ensure_current(machine)
         stored = _stored(machine, request_id)
         if stored is None:  # pragma: no cover - the winner's row is committed before we fail
             raise ApiError(503, "unavailable", "Concurrent request; retry.") from None
@@ -108,5 +131,7 @@ def run_idempotent(
         stored = _stored(machine, request_id)
         if stored is None:
             raise
+        if kept is not None:
+            kept.ensure_current(machine)
         return _replay(stored, fingerprint_)
     return _json_response(body, response.status_code)

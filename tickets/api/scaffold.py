@@ -19,13 +19,21 @@ from django.db import connection
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.utils import translation
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from machines.models import Machine
 from tickets.api import fields
-from tickets.api.auth import IsTicketMachine, MachineKeyAuthentication
+from tickets.api.auth import (
+    IsTicketMachine,
+    KeptMachine,
+    KeptMachineKeyAuthentication,
+    MachineKeyAuthentication,
+    MachinePrincipal,
+    StaleMachine,
+)
 from tickets.api.idempotency import fingerprint, run_idempotent
 
 
@@ -55,14 +63,42 @@ class MachinePost:
     machine: Machine
     body: dict[str, Any]
     request_id: str
+    # Set when the machine was read from memory (tickets.api.auth.KeptMachine): what proves it current.
+    kept: KeptMachine | None = None
+
+    def ensure_current(self) -> None:
+        """Before an effect outside the request's transaction: the machine read now (StaleMachine unless the same)."""
+        if self.kept is not None:
+            self.kept.ensure_current(self.machine)
 
 
 class MachinePostView(MachineAPIView):
+    # The machine may come from the process's memory: every answer below is given only once the machine is
+    # proved current (in the transaction that stores it, or by reading it), else the request starts over with
+    # the machine read fresh.
+    authentication_classes = [KeptMachineKeyAuthentication]
     # The request's name in its fingerprint: the same request_id with another operation is a reuse.
     operation: ClassVar[str]
 
     # No docstring on `post`: drf-spectacular would show it as every operation's description.
     def post(self, request: Request, **path: str) -> HttpResponseBase:
+        principal = request.user
+        assert isinstance(principal, MachinePrincipal)
+        try:
+            try:
+                return self.answer(request, **path)
+            except APIException:
+                if principal.kept is not None:  # an input refused before the transaction: to this machine?
+                    principal.kept.ensure_current(self.machine(request))
+                raise
+        except StaleMachine:
+            assert principal.kept is not None
+            principal.kept.refresh(self.machine(request))  # 401 for a key gone, 403 for a machine disabled
+            principal.kept = None
+            return self.answer(request, **path)
+
+    def answer(self, request: Request, **path: str) -> HttpResponseBase:
+        """The operation's answer (raises StaleMachine when the machine from memory proved out of date)."""
         post = self.machine_post(request)
         return self.run_once(post, lambda: self.handle(post))
 
@@ -73,7 +109,9 @@ class MachinePostView(MachineAPIView):
     def machine_post(cls, request: Request) -> MachinePost:
         """The machine, the body (422 unless a JSON object) and its request_id (422 unless printable, 1-64)."""
         body = fields.json_object(request)
-        return MachinePost(machine=cls.machine(request), body=body, request_id=fields.request_id(body))
+        principal = request.user
+        kept = principal.kept if isinstance(principal, MachinePrincipal) else None
+        return MachinePost(machine=cls.machine(request), body=body, request_id=fields.request_id(body), kept=kept)
 
     def run_once(self, post: MachinePost, handler: Callable[[], Response], *, subject: str = "") -> HttpResponseBase:
         """`handler`'s answer, stored under the request_id, or the answer stored before (a replay or a reuse).
@@ -85,4 +123,5 @@ class MachinePostView(MachineAPIView):
             request_id=post.request_id,
             fingerprint_=fingerprint(self.operation, subject, post.body),
             handler=handler,
+            kept=post.kept,
         )

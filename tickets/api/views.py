@@ -111,16 +111,17 @@ def _with_ticket_number(machine: Machine, raw_number: str, action: Callable[[str
         return refusal(error.code, error.detail)
 
 
-def _not_a_number(machine: Machine, raw_number: str, request_id: str) -> Response | None:
+def _not_a_number(post: MachinePost, raw_number: str) -> Response | None:
     """A path number in no spelling of the contract is not found before anything runs: counted as a guess, and,
     as an input error, not remembered under its request_id (a corrected retry is no reuse). A request_id that
     was answered before is run_idempotent's to answer (a reuse, counting nothing)."""
     try:
         parse_machine_validation_number(raw_number)
     except NotAContractSpelling:
-        if request_id_answered(machine=machine, request_id=request_id):
+        if request_id_answered(machine=post.machine, request_id=post.request_id):
             return None
-        return _with_ticket_number(machine, raw_number, _never_called)
+        post.ensure_current()  # the guess is counted outside a request transaction: against this machine?
+        return _with_ticket_number(post.machine, raw_number, _never_called)
     except InvalidValidationNumber:
         pass
     return None
@@ -187,10 +188,10 @@ class TicketNumberPostView(MachinePostView):
     # A POST on a ticket named in the path (tickets/{validation_number}/...): the number is rate limited, parsed
     # and looked up around the operation, and is part of the request (its fingerprint's subject).
 
-    def post(self, request: Request, **path: str) -> HttpResponseBase:
+    def answer(self, request: Request, **path: str) -> HttpResponseBase:
         presented = _as_sent(request, path["validation_number"])
         post = self.machine_post(request)
-        if (refused := _not_a_number(post.machine, presented, post.request_id)) is not None:
+        if (refused := _not_a_number(post, presented)) is not None:
             return refused
 
         def handle() -> Response:
