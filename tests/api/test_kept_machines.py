@@ -6,12 +6,14 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
+import time_machine
+from django.conf import settings
 from django.utils import timezone
 
 from machines.models import Casino, Machine
 from machines.services import machine_key_rotate
 from tickets.api import auth
-from tickets.models import LookupFailure, Ticket
+from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db
 
@@ -23,31 +25,72 @@ def _kept(api) -> None:
     assert auth._kept, "the machine is kept"
 
 
-def test_a_key_rotated_after_the_machine_was_kept_is_refused_on_every_path(api, machine, table_counts):
+_ANSWERED = {"request_id": "answered-before", "amount": "2.00"}
+# Every way a POST can be answered: each must meet the proof before its answer leaves.
+_PATHS = {
+    "a cashout (the stored answer's insert)": lambda api: api.issue(),
+    "a replay of an answered request": lambda api: api.post("tickets/issue", _ANSWERED),
+    "a body refused in the transaction": lambda api: api.post("tickets/issue", {"request_id": "x", "amount": "-1"}),
+    "no JSON object, before the transaction": lambda api: api.post("tickets/issue", ["not", "an", "object"]),
+    "a number in no spelling, outside the transaction": lambda api: api.authorize("12345"),
+    "a guessed number (remembered)": lambda api: api.authorize("000000000000000000"),
+    "a wrong check digit (answered, not remembered)": lambda api: api.authorize("004218779312345674"),
+    "a body too big (not an API exception)": lambda api: api.post(
+        "tickets/issue", {"request_id": "big", "pad": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)}
+    ),
+}
+
+
+@pytest.mark.parametrize("path", list(_PATHS))
+def test_a_key_rotated_after_the_machine_was_kept_is_refused_on_every_path(
+    path, api, machine, table_counts, monkeypatch
+):
     _kept(api)
-    replayed = {"request_id": "answered-before", "amount": "2.00"}
-    assert api.post("tickets/issue", replayed).status_code == 201
+    assert api.post("tickets/issue", _ANSWERED).status_code == 201
     machine_key_rotate(machine=machine)
     before = table_counts()
+    refreshed = []
+    refresh = auth.KeptMachine.refresh
+    monkeypatch.setattr(auth.KeptMachine, "refresh", lambda kept, m: (refreshed.append(m.pk), refresh(kept, m)))
 
-    calls = {
-        "a cashout": lambda: api.issue(),
-        "a replay of an answered request": lambda: api.post("tickets/issue", replayed),
-        "a body refused": lambda: api.post("tickets/issue", {"request_id": "x", "amount": "-1"}),
-        "no JSON object": lambda: api.post("tickets/issue", ["not", "an", "object"]),
-        "a number in no spelling": lambda: api.authorize("12345"),
-        "a guessed number": lambda: api.authorize("000000000000000000"),
-    }
-    for name, call in calls.items():
-        response = call()
-        assert (response.status_code, response.json()["code"]) == (401, "unauthenticated"), name
+    response = _PATHS[path](api)
+
+    assert (response.status_code, response.json()["code"]) == (401, "unauthenticated")
+    assert refreshed == [machine.pk], "served from memory, and refused by the proof"
     assert table_counts() == before
-    assert LookupFailure.objects.count() == 0
 
 
-def test_a_machine_disabled_after_it_was_kept_is_refused_and_enabled_again_is_served(api, machine, table_counts):
+@pytest.mark.parametrize("method", ["options", "get", "put"])
+def test_other_methods_than_post_read_the_machine_fresh(method, api, machine):
     _kept(api)
-    Machine.objects.filter(pk=machine.pk).update(status=Machine.Status.OUT_OF_SERVICE)
+    machine_key_rotate(machine=machine)
+    response = getattr(api.client, method)("/api/v1/tickets/issue")
+    assert response.status_code == 401
+
+
+def test_a_rotated_key_is_not_stamped_as_seen(api, machine):
+    _kept(api)
+    machine_key_rotate(machine=machine)
+    seen = Machine.objects.get(pk=machine.pk).last_seen_at
+    with time_machine.travel(timezone.now() + dt.timedelta(minutes=2)):  # the kept machine's stamp is due
+        assert api.issue().status_code == 401
+    assert Machine.objects.get(pk=machine.pk).last_seen_at == seen
+
+
+def test_a_machine_moved_to_another_casino_after_it_was_kept_issues_there(api, machine, other_casino):
+    _kept(api)
+    Machine.objects.filter(pk=machine.pk).update(casino=other_casino)
+    issued = api.issue()
+    assert issued.status_code == 201
+    assert Ticket.objects.get(validation_number=issued.json()["validation_number"]).casino == other_casino
+
+
+@pytest.mark.parametrize("disabled", [{"status": Machine.Status.OUT_OF_SERVICE}, {"ticket_enrolled": False}])
+def test_a_machine_disabled_after_it_was_kept_is_refused_and_enabled_again_is_served(
+    disabled, api, machine, table_counts
+):
+    _kept(api)
+    Machine.objects.filter(pk=machine.pk).update(**disabled)
     before = table_counts()
     refused = api.issue()
     assert (refused.status_code, refused.json()["code"]) == (403, "machine_disabled")
@@ -55,7 +98,7 @@ def test_a_machine_disabled_after_it_was_kept_is_refused_and_enabled_again_is_se
 
     refused_again = api.issue()  # now kept as disabled
     assert refused_again.status_code == 403
-    Machine.objects.filter(pk=machine.pk).update(status=Machine.Status.ACTIVE)
+    Machine.objects.filter(pk=machine.pk).update(status=Machine.Status.ACTIVE, ticket_enrolled=True)
     assert api.issue().status_code == 201  # memory said disabled; the database has the last word
 
 

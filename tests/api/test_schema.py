@@ -29,6 +29,9 @@ def test_schema_is_openapi_3_and_covers_the_contract(db):
         "scheme": "bearer",
         "description": "The machine's API key.",
     }
+    for path, operations in CONTRACT.items():
+        for method in operations:
+            assert schema["paths"][path][method]["security"] == [{"machineKey": []}], (path, method)
     issue = schema["paths"]["/api/v1/tickets/issue"]["post"]
     assert set(issue["responses"]) >= {"201", "401", "403", "422"}
     authorize = schema["paths"]["/api/v1/tickets/{validation_number}/authorize"]["post"]

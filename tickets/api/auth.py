@@ -36,7 +36,7 @@ def _version_sql() -> str:
     digests, the same machine and rules."""
     fields = [field for field in Machine._meta.concrete_fields if field.name not in _NOT_IN_VERSION]
     what = ", ".join(f't."{field.column}"' for field in fields)
-    return f"md5(ROW({what})::text || r::text)"
+    return f"encode(sha256(convert_to(ROW({what})::text || r::text, 'UTF8')), 'hex')"
 
 
 @dataclass(frozen=True)
@@ -103,10 +103,14 @@ def _read(key_hash: str) -> Machine | None:
     row = rawsql.select_row(Machine, 't."api_key_hash" = %s', [key_hash], related="casino", extra=_version_sql())
     if row is None:
         return None
-    if len(_kept) >= _CACHED_AT_MOST:
-        del _kept[next(iter(_kept))]
+    if key_hash not in _kept and len(_kept) >= _CACHED_AT_MOST:
+        _kept.pop(next(iter(_kept), ""), None)  # the oldest kept; safe with threads (one C call each)
     _kept[key_hash] = _Kept(tuple(row[:-1]), row[-1], time.monotonic() + settings.MACHINE_KEPT_SECONDS)
     return rawsql.built(Machine, row, related="casino")
+
+
+def _seen_long_ago(machine: Machine | None, now: dt.datetime) -> bool:
+    return machine is not None and (machine.last_seen_at is None or now - machine.last_seen_at > _LAST_SEEN_RESOLUTION)
 
 
 def _machine(key_hash: str, *, may_keep: bool) -> tuple[Machine | None, KeptMachine | None]:
@@ -151,14 +155,18 @@ class MachineKeyAuthentication(BaseAuthentication):
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Unknown machine key.") from None
         key_hash = hash_key(key)
-        machine, kept = _machine(key_hash, may_keep=self.may_keep)
+        # Memory only for a POST: the one method whose answers MachinePostView proves (not OPTIONS, not a 405).
+        machine, kept = _machine(key_hash, may_keep=self.may_keep and request.method == "POST")
+        now = timezone.now()
+        if kept is not None and _seen_long_ago(machine, now):
+            # The stamp is written before any request transaction: only for a machine read fresh.
+            machine, kept = _read(key_hash), None
         if machine is None:
             raise exceptions.AuthenticationFailed("Unknown machine key.")
-        now = timezone.now()
-        if machine.last_seen_at is None or now - machine.last_seen_at > _LAST_SEEN_RESOLUTION:
+        if _seen_long_ago(machine, now):
             Machine.objects.filter(pk=machine.pk).update(last_seen_at=now)
             machine.last_seen_at = now
-            _kept.pop(key_hash, None)
+            _kept.pop(key_hash, None)  # kept with the stamp before: read again next time
         return MachinePrincipal(machine, kept), machine
 
     def authenticate_header(self, request: Request) -> str:
@@ -190,6 +198,7 @@ class KeptMachineKeyAuthentication(MachineKeyAuthentication):
 
 class MachineKeyScheme(OpenApiAuthenticationExtension):
     target_class = "tickets.api.auth.MachineKeyAuthentication"
+    match_subclasses = True  # KeptMachineKeyAuthentication: the same key, the same scheme
     name = "machineKey"
 
     def get_security_definition(self, auto_schema: object) -> dict[str, str]:

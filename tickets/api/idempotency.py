@@ -128,10 +128,10 @@ def run_idempotent(
         # A replay's attempt can meet its first run's effect in another unique key (a handpay's request id)
         # before it writes its answer; rolled back whole, it is answered from the stored answer. Without
         # one, the error is a bug and surfaces.
+        if kept is not None:
+            kept.ensure_current(machine)
         stored = _stored(machine, request_id)
         if stored is None:
             raise
-        if kept is not None:
-            kept.ensure_current(machine)
         return _replay(stored, fingerprint_)
     return _json_response(body, response.status_code)

@@ -19,7 +19,6 @@ from django.db import connection
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.utils import translation
-from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -87,8 +86,10 @@ class MachinePostView(MachineAPIView):
         try:
             try:
                 return self.answer(request, **path)
-            except APIException:
-                if principal.kept is not None:  # an input refused before the transaction: to this machine?
+            except StaleMachine:
+                raise
+            except Exception:
+                if principal.kept is not None:  # an input refused (or a failure) before the answer: to this machine?
                     principal.kept.ensure_current(self.machine(request))
                 raise
         except StaleMachine:
