@@ -26,6 +26,7 @@ import json
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -339,7 +340,7 @@ async def run(base: str, keys: list[str], args: argparse.Namespace, meter: CpuMe
     timeout = aiohttp.ClientTimeout(total=TIMEOUT)
     plan: list[tuple[str, str, float | None]] = []
     if not args.paced_only:
-        plan += [("cycle", "c", None), ("floor", "c", None)]
+        plan += [("cycle", "c", None), ("floor", "c", None)] * args.rounds
     if args.rate:
         plan += [("cycle", "r", args.rate), ("floor", "r", args.rate)]
     phases = []
@@ -502,6 +503,37 @@ def compare(cycle: dict[str, Any], floor: dict[str, Any], label: str, *, through
     }
 
 
+def rounds(closed: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each round's life cycle beside the floor measured just after it, and the medians of their ratios."""
+    pairs = list(zip(closed[::2], closed[1::2], strict=True))
+    rows, results = [], []
+    for i, (cycle, floor) in enumerate(pairs, 1):
+        result = compare(cycle, floor, f"round {i}", throughput=True)
+        results.append(result)
+        answered = cycle["all"]
+        rows.append(
+            [i, answered["answers_per_s"], answered["p99_ms"], answered["errors"], floor["all"]["answers_per_s"]]
+        )
+        rows[-1] += [
+            result[k] for k in ("ratio_to_floor", "cpu_per_request_ms", "floor_cpu_per_request_ms", "cpu_ratio")
+        ]
+    print()
+    headers = ["round", "life cycle req/s", "p99 ms", "errors", "floor req/s", "ratio", "CPU ms/req", "floor's", "×"]
+    print_table(headers, rows)
+    median = {
+        "ratio_to_floor": statistics.median(r["ratio_to_floor"] for r in results),
+        "cpu_ratio": statistics.median(r["cpu_ratio"] for r in results),
+        "cpu_per_request_ms": statistics.median(r["cpu_per_request_ms"] for r in results),
+    }
+    print(
+        f"medians of {len(results)} rounds: ratio {median['ratio_to_floor']:.2f} of the floor "
+        f"(target ≥ {RATIO_TARGET}: {'met' if median['ratio_to_floor'] >= RATIO_TARGET else 'missed'}; "
+        f"best round {max(r['ratio_to_floor'] for r in results):.2f}), server CPU per request "
+        f"{median['cpu_per_request_ms']:.2f} ms = {median['cpu_ratio']:.2f}× the floor's"
+    )
+    return {"rounds": results, "median": median}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--machines", type=int, default=64, help="simulated machines (and floor clients)")
@@ -516,6 +548,13 @@ def main() -> None:
     )
     parser.add_argument("--paced-only", action="store_true", help="with --rate: skip the closed-loop phases")
     parser.add_argument("--skip-pgbench", action="store_true")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="closed loop: the life cycle and the floor alternate this many times (--seconds each); each round's "
+        "ratios and their medians (the machine's speed drifts less between two neighbouring phases)",
+    )
     args = parser.parse_args()
     if args.paced_only and not args.rate:
         parser.error("--paced-only needs --rate")
@@ -541,14 +580,16 @@ def main() -> None:
     load_after = tuple(round(x, 2) for x in os.getloadavg())
     reference_after = reference_loop_ms()
     summaries = [summarise(phase) for phase in phases]
-    for summary in summaries:
+    closed = [s for s in summaries if s["offered_per_s"] is None]
+    for summary in summaries if args.rounds == 1 else [s for s in summaries if s not in closed]:
         print_phase(summary, args.machines)
     print()
     comparisons: dict[str, Any] = {}
     by_name = {s["phase"]: s for s in summaries}
-    closed = by_name.get("life cycle, closed loop"), by_name.get("floor, closed loop")
-    if closed[0] and closed[1]:
+    if len(closed) == 2:
         comparisons["closed_loop"] = compare(closed[0], closed[1], "closed loop", throughput=True)
+    elif closed:
+        comparisons["rounds"] = rounds(closed)
     if args.rate:
         paced = by_name[f"life cycle, paced at {args.rate:g} req/s"]
         paced_floor = by_name[f"floor, paced at {args.rate:g} req/s"]

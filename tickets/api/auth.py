@@ -21,7 +21,7 @@ from machines.models import MACHINE_WORK_FIELDS, Casino, Machine
 # last_seen_at is refreshed at most this often, to keep a write off every request.
 _LAST_SEEN_RESOLUTION = dt.timedelta(seconds=60)
 # Machines kept in a process's memory at most (the oldest go first beyond it).
-_CACHED_AT_MOST = 4096
+_KEPT_AT_MOST = 4096
 
 
 # What moves with the machine's own requests and changes nothing they are answered: its last request's time and
@@ -103,7 +103,7 @@ def _read(key_hash: str) -> Machine | None:
     row = rawsql.select_row(Machine, 't."api_key_hash" = %s', [key_hash], related="casino", extra=_version_sql())
     if row is None:
         return None
-    if key_hash not in _kept and len(_kept) >= _CACHED_AT_MOST:
+    if key_hash not in _kept and len(_kept) >= _KEPT_AT_MOST:
         _kept.pop(next(iter(_kept), ""), None)  # the oldest kept; safe with threads (one C call each)
     _kept[key_hash] = _Kept(tuple(row[:-1]), row[-1], time.monotonic() + settings.MACHINE_KEPT_SECONDS)
     return rawsql.built(Machine, row, related="casino")
