@@ -140,9 +140,6 @@ class MachineKeyAuthentication(BaseAuthentication):
     """`Authorization: Bearer <machine key>`; the key is looked up by its SHA-256."""
 
     keyword = b"bearer"
-    # Whether the machine may come from this process's memory: only for views whose every effect is proved in
-    # their transaction (tickets.api.scaffold.MachinePostView).
-    may_keep = False
 
     def authenticate(self, request: Request) -> tuple[MachinePrincipal, Machine] | None:
         parts = get_authorization_header(request).split()
@@ -155,8 +152,11 @@ class MachineKeyAuthentication(BaseAuthentication):
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Unknown machine key.") from None
         key_hash = hash_key(key)
-        # Memory only for a POST: the one method whose answers MachinePostView proves (not OPTIONS, not a 405).
-        machine, kept = _machine(key_hash, may_keep=self.may_keep and request.method == "POST")
+        # Memory only for a POST of a view that proves the machine before each answer (tickets.api.scaffold.
+        # MachinePostView: not OPTIONS, not a 405, not a GET of another view).
+        view = (request.parser_context or {}).get("view")
+        may_keep = request.method == "POST" and getattr(view, "proves_kept_machine", False)
+        machine, kept = _machine(key_hash, may_keep=may_keep)
         now = timezone.now()
         if kept is not None and _seen_long_ago(machine, now):
             # The stamp is written before any request transaction: only for a machine read fresh.
@@ -192,13 +192,8 @@ class IsTicketMachine(BasePermission):
         return True
 
 
-class KeptMachineKeyAuthentication(MachineKeyAuthentication):
-    may_keep = True
-
-
 class MachineKeyScheme(OpenApiAuthenticationExtension):
     target_class = "tickets.api.auth.MachineKeyAuthentication"
-    match_subclasses = True  # KeptMachineKeyAuthentication: the same key, the same scheme
     name = "machineKey"
 
     def get_security_definition(self, auto_schema: object) -> dict[str, str]:

@@ -58,12 +58,37 @@ def request_id_answered(*, machine: Machine, request_id: str) -> bool:
     return _stored(machine, request_id) is not None
 
 
-def _store(answer: MachineRequest, kept: KeptMachine | None) -> None:
-    """Insert the answer; a machine from memory is proved current in the same statement (StaleMachine if not)."""
-    if kept is None:
-        rawsql.insert(answer)
-    elif not rawsql.insert_checking(answer, kept.check(answer.machine)):
-        raise StaleMachine()
+def _store(machine: Machine, request_id: str, fingerprint_: str, response: Response, kept: KeptMachine | None) -> str:
+    """Store the answer in the request's transaction (raises _DuplicateRequest on a replay) and return its body.
+
+    A machine from memory is proved current in the insert's statement (StaleMachine if not); an answer not stored
+    proves it with a read of its own.
+    """
+    body = json.dumps(response.data, ensure_ascii=False, separators=(",", ":"))
+    if response.status_code not in _REMEMBERED_STATUSES:
+        if _stored(machine, request_id) is not None:
+            raise _DuplicateRequest()
+        if kept is not None:
+            kept.ensure_current(machine)
+        return body
+    answer = MachineRequest(
+        machine=machine,
+        request_id=request_id,
+        fingerprint=fingerprint_,
+        response_status=response.status_code,
+        response_body=body,
+        created_at=timezone.now(),
+    )
+    try:
+        if kept is None:
+            rawsql.insert(answer)
+        elif not rawsql.insert_checking(answer, kept.check(machine)):
+            raise StaleMachine()
+    except IntegrityError:
+        # No savepoint needed: leaving the block with this exception rolls the whole request back, its effects
+        # included.
+        raise _DuplicateRequest() from None
+    return body
 
 
 def run_idempotent(
@@ -95,28 +120,7 @@ def run_idempotent(
                 if _stored(machine, request_id) is not None:
                     raise _DuplicateRequest() from None
                 raise
-            body = json.dumps(response.data, ensure_ascii=False, separators=(",", ":"))
-            if response.status_code in _REMEMBERED_STATUSES:
-                try:
-                    _store(
-                        MachineRequest(
-                            machine=machine,
-                            request_id=request_id,
-                            fingerprint=fingerprint_,
-                            response_status=response.status_code,
-                            response_body=body,
-                            created_at=timezone.now(),
-                        ),
-                        kept,
-                    )
-                except IntegrityError:
-                    # No savepoint needed: leaving the block with this exception
-                    # rolls the whole request back, its effects included.
-                    raise _DuplicateRequest() from None
-            elif _stored(machine, request_id) is not None:
-                raise _DuplicateRequest()
-            elif kept is not None:
-                kept.ensure_current(machine)
+            body = _store(machine, request_id, fingerprint_, response, kept)
     except _DuplicateRequest:
         if kept is not None:
             kept.ensure_current(machine)

@@ -28,7 +28,6 @@ from tickets.api import fields
 from tickets.api.auth import (
     IsTicketMachine,
     KeptMachine,
-    KeptMachineKeyAuthentication,
     MachineKeyAuthentication,
     MachinePrincipal,
     StaleMachine,
@@ -72,10 +71,10 @@ class MachinePost:
 
 
 class MachinePostView(MachineAPIView):
-    # The machine may come from the process's memory: every answer below is given only once the machine is
-    # proved current (in the transaction that stores it, or by reading it), else the request starts over with
-    # the machine read fresh.
-    authentication_classes = [KeptMachineKeyAuthentication]
+    # The machine may come from the process's memory (tickets.api.auth): every answer below is given only once
+    # the machine is proved current (in the transaction that stores it, or by reading it), else the request starts
+    # over with the machine read fresh.
+    proves_kept_machine = True
     # The request's name in its fingerprint: the same request_id with another operation is a reuse.
     operation: ClassVar[str]
 
