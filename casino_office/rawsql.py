@@ -108,7 +108,8 @@ def _select_sql(model: type[models.Model], where: str, lock: bool, related: str,
     return f'SELECT {selected} FROM "{meta.db_table}" t{join} WHERE {where}{suffix}'  # noqa: S608 - identifiers from the models
 
 
-def _built(model: type[M], row: Sequence[Any], related: str) -> M:
+def built(model: type[M], row: Sequence[Any], related: str = "") -> M:
+    """An instance (and `related`'s, cached on it) from a row `select_row` or `select_one` read; a new one each call."""
     instance = build(model, row)
     if related:
         key = model._meta.get_field(related)
@@ -124,11 +125,6 @@ def select_row(model: type[M], where: str, params: Sequence[Any], *, related: st
         return c.fetchone()
 
 
-def built(model: type[M], row: Sequence[Any], *, related: str = "") -> M:
-    """An instance (and `related`'s, cached on it) from a row that `select_row` read; a new one on every call."""
-    return _built(model, row, related)
-
-
 def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool = False, related: str = "") -> M | None:
     """The first row of `model` (aliased t) matching `where`, row-locked with `lock` where the database can.
 
@@ -138,7 +134,7 @@ def select_one(model: type[M], where: str, params: Sequence[Any], *, lock: bool 
     with cursor() as c:
         c.execute(_select_sql(model, where, lock, related), params)
         row = c.fetchone()
-    return None if row is None else _built(model, row, related)
+    return None if row is None else built(model, row, related)
 
 
 def select_one_locked_beside(
@@ -157,7 +153,7 @@ def select_one_locked_beside(
         row = c.fetchone()
     if row is None:  # no such row, or none beside it: the row alone (locked already if it is there)
         return select_one(model, where, params, lock=True), None
-    return _built(model, row, ""), tuple(row[width(model) :])
+    return built(model, row), tuple(row[width(model) :])
 
 
 def _update_sql(instance: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:

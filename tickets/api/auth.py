@@ -106,7 +106,7 @@ def _read(key_hash: str) -> Machine | None:
     if key_hash not in _kept and len(_kept) >= _KEPT_AT_MOST:
         _kept.pop(next(iter(_kept), ""), None)  # the oldest kept; safe with threads (one C call each)
     _kept[key_hash] = _Kept(tuple(row[:-1]), row[-1], time.monotonic() + settings.MACHINE_KEPT_SECONDS)
-    return rawsql.built(Machine, row, related="casino")
+    return rawsql.built(Machine, row, "casino")
 
 
 def _seen_long_ago(machine: Machine | None, now: dt.datetime) -> bool:
@@ -118,7 +118,7 @@ def _machine(key_hash: str, *, may_keep: bool) -> tuple[Machine | None, KeptMach
     read fresh (a revoked or rotated key is refused at once)."""
     kept = _kept.get(key_hash) if may_keep else None
     if kept is not None and kept.until > time.monotonic():
-        return rawsql.built(Machine, kept.row, related="casino"), KeptMachine(key_hash, kept.version)
+        return rawsql.built(Machine, kept.row, "casino"), KeptMachine(key_hash, kept.version)
     return _read(key_hash), None
 
 
