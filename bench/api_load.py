@@ -345,7 +345,10 @@ async def run(base: str, keys: list[str], args: argparse.Namespace, meter: CpuMe
         plan += [("cycle", "r", args.rate), ("floor", "r", args.rate)]
     phases = []
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        for kind, tag, rate in plan:
+        for number, (kind, tag, rate) in enumerate(plan, 1):
+            # Each phase's request ids are its own: a round's requests are new requests, not the last round's
+            # replayed (which the contract answers from the stored answer, after running and rolling back).
+            tag = f"{tag}{number}-"
             phase = await run_phase(session, base, keys, kind, tag, args.seconds, rate, args.arrivals, meter)
             phases.append(phase)
             print(f"  done: {phase.name}", flush=True)
