@@ -218,6 +218,11 @@ async def call(
     return data if isinstance(data, dict) else {}
 
 
+def machine_request(tag: str, key: str, n: int) -> str:
+    """What a machine's n-th life cycle of a phase puts after the step's letter in its request ids."""
+    return f"{tag}{key[-4:]}-{n}"
+
+
 async def machine_loop(
     session: aiohttp.ClientSession, base: str, key: str, tag: str, pacer: Pacer, rec: Recorder
 ) -> None:
@@ -225,7 +230,7 @@ async def machine_loop(
     n = 0
     while True:
         n += 1
-        rid = f"{tag}{key[-4:]}-{n}"
+        rid = machine_request(tag, key, n)
         due = await pacer.next()
         if due is None:
             return
@@ -335,20 +340,26 @@ async def run_phase(
     )
 
 
-async def run(base: str, keys: list[str], args: argparse.Namespace, meter: CpuMeter) -> list[Phase]:
-    connector = aiohttp.TCPConnector(limit=len(keys) * 2)
-    timeout = aiohttp.ClientTimeout(total=TIMEOUT)
+def phase_plan(args: argparse.Namespace) -> list[tuple[str, str, float | None]]:
+    """The phases to run, in order: (kind, the tag that starts its request ids, rate or None for a closed loop).
+
+    Each phase's tag is its own, so its request ids are too: a round's requests are new requests, not the last
+    round's again (which the contract answers as replays, from the stored answer, after running and rolling back).
+    """
     plan: list[tuple[str, str, float | None]] = []
     if not args.paced_only:
         plan += [("cycle", "c", None), ("floor", "c", None)] * args.rounds
     if args.rate:
         plan += [("cycle", "r", args.rate), ("floor", "r", args.rate)]
+    return [(kind, f"{tag}{number}-", rate) for number, (kind, tag, rate) in enumerate(plan, 1)]
+
+
+async def run(base: str, keys: list[str], args: argparse.Namespace, meter: CpuMeter) -> list[Phase]:
+    connector = aiohttp.TCPConnector(limit=len(keys) * 2)
+    timeout = aiohttp.ClientTimeout(total=TIMEOUT)
     phases = []
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        for number, (kind, tag, rate) in enumerate(plan, 1):
-            # Each phase's request ids are its own: a round's requests are new requests, not the last round's
-            # replayed (which the contract answers from the stored answer, after running and rolling back).
-            tag = f"{tag}{number}-"
+        for kind, tag, rate in phase_plan(args):
             phase = await run_phase(session, base, keys, kind, tag, args.seconds, rate, args.arrivals, meter)
             phases.append(phase)
             print(f"  done: {phase.name}", flush=True)
