@@ -12,8 +12,10 @@ from tests.reliability.processes import ADMIN_URL, run
 SERVER = "postgres://{role}@127.0.0.1:5432/{database}"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def installation():
+    """A database made by db-roles (twice: the second run changes nothing and breaks nothing) and migrated by its
+    owner, once for this module's tests (a migration takes about a minute)."""
     suffix = uuid.uuid4().hex[:8]
     names = {
         "database": f"casino_roles_{suffix}",
@@ -21,12 +23,25 @@ def installation():
         "app": f"app_{suffix}",
         "report": f"report_{suffix}",
     }
-    yield names
-    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {names['database']} WITH (FORCE)")
-        admin.execute(f"DROP DATABASE IF EXISTS {names['database']}_restored WITH (FORCE)")
-        for role in ("app", "report", "owner"):
-            admin.execute(f"DROP ROLE IF EXISTS {names[role]}")
+    env = {
+        **os.environ,
+        "ADMIN_URL": ADMIN_URL,
+        "OWNER_ROLE": names["owner"],
+        "APP_ROLE": names["app"],
+        "REPORT_ROLE": names["report"],
+    }
+    try:
+        created = run(["scripts/db-roles", names["database"]], env)
+        run(["scripts/db-roles", names["database"]], env)  # again: nothing breaks
+        owner_url = SERVER.format(role=names["owner"], database=names["database"])
+        run([sys.executable, "manage.py", "migrate", "--noinput"], {**env, "DATABASE_URL": owner_url})
+        yield names, env, created.stdout
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {names['database']} WITH (FORCE)")
+            admin.execute(f"DROP DATABASE IF EXISTS {names['database']}_restored WITH (FORCE)")
+            for role in ("app", "report", "owner"):
+                admin.execute(f"DROP ROLE IF EXISTS {names[role]}")
 
 
 def _refused(url: str, sql: str) -> str:
@@ -37,22 +52,11 @@ def _refused(url: str, sql: str) -> str:
 
 @pytest.mark.slow
 def test_the_application_role_cannot_truncate_alter_or_rewrite_history(installation):
-    names = installation
-    env = {
-        **os.environ,
-        "ADMIN_URL": ADMIN_URL,
-        "OWNER_ROLE": names["owner"],
-        "APP_ROLE": names["app"],
-        "REPORT_ROLE": names["report"],
-    }
-    created = run(["scripts/db-roles", names["database"]], env)
-    assert f"db-roles: {names['database']} owned by {names['owner']}" in created.stdout
-    run(["scripts/db-roles", names["database"]], env)  # again: nothing breaks
+    names, env, created = installation
+    assert f"db-roles: {names['database']} owned by {names['owner']}" in created
 
-    owner_url = SERVER.format(role=names["owner"], database=names["database"])
     app_url = SERVER.format(role=names["app"], database=names["database"])
     report_url = SERVER.format(role=names["report"], database=names["database"])
-    run([sys.executable, "manage.py", "migrate", "--noinput"], {**env, "DATABASE_URL": owner_url})
 
     # The application works as its role: a casino, a machine, a ticket issued and paid at the desk.
     script = (
@@ -89,17 +93,8 @@ def test_the_application_role_cannot_truncate_alter_or_rewrite_history(installat
 @pytest.mark.slow
 def test_a_restore_is_handed_back_to_the_roles(installation, tmp_path):
     """The guide's restore drill: backup as the owner, restore as a superuser, db-roles on the copy."""
-    names = installation
-    env = {
-        **os.environ,
-        "ADMIN_URL": ADMIN_URL,
-        "OWNER_ROLE": names["owner"],
-        "APP_ROLE": names["app"],
-        "REPORT_ROLE": names["report"],
-    }
-    run(["scripts/db-roles", names["database"]], env)
+    names, env, _created = installation
     owner_url = SERVER.format(role=names["owner"], database=names["database"])
-    run([sys.executable, "manage.py", "migrate", "--noinput"], {**env, "DATABASE_URL": owner_url})
     dump = tmp_path / "casino.dump"
     run(["scripts/backup-db", str(dump)], {**env, "DATABASE_URL": owner_url})
 

@@ -44,7 +44,7 @@ from tests.reliability.processes import (
     StandbyPostgres,
     ThrowawayPostgres,
     free_port,
-    migrate_fresh,
+    migrate_throwaway,
     run,
     throwaway_postgres,
     wait_for_port,
@@ -131,26 +131,13 @@ class House:
             return conn.execute(query, params or []).fetchall()
 
 
-def _migrated_primary(primary: ThrowawayPostgres, folder: Path) -> None:
-    """The primary migrated: a copy of the suite's migrated template on the local server, dumped and restored."""
-    name = f"casino_two_nodes_{uuid.uuid4().hex[:10]}"
-    local = f"postgres://postgres@127.0.0.1:5432/{name}"
-    run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name])
-    try:
-        migrate_fresh({**os.environ, "DATABASE_URL": local})
-        run(["pg_dump", "-Fc", "-f", str(folder / "migrated.dump"), local])
-    finally:
-        run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--force", "--if-exists", name])
-    run(["pg_restore", "-d", primary.url, str(folder / "migrated.dump")])
-
-
 @pytest.fixture
 def house(tmp_path):
     queue = f"two-nodes-{uuid.uuid4().hex}"
     with ExitStack() as cleanup:
         cleanup.callback(lambda: redis.Redis.from_url(REDIS_URL).delete(queue))
         primary = cleanup.enter_context(throwaway_postgres())
-        _migrated_primary(primary, tmp_path)
+        migrate_throwaway(primary, tmp_path, dict(os.environ))
         replica = StandbyPostgres(primary)
         cleanup.callback(replica.destroy)
         env = production_env(

@@ -11,7 +11,14 @@ import urllib.request
 import psycopg
 import pytest
 
-from tests.reliability.processes import ROOT, free_port, gunicorn, service_env, throwaway_postgres
+from tests.reliability.processes import (
+    ROOT,
+    free_port,
+    gunicorn,
+    migrate_throwaway,
+    service_env,
+    throwaway_postgres,
+)
 
 REQUESTS = 150
 KEY = "restart-test-machine-key"
@@ -40,11 +47,11 @@ def _post(port: int, body: dict[str, str]) -> tuple[int, dict[str, str]]:
 
 
 @pytest.mark.slow
-def test_api_survives_a_database_restart():
+def test_api_survives_a_database_restart(tmp_path):
     with throwaway_postgres() as cluster:
         env = service_env(DATABASE_URL=cluster.url, ALLOWED_HOSTS="127.0.0.1", CELERY_BROKER_URL="memory://")
-        for command in (["migrate", "--noinput", "-v0"], ["shell", "-c", SETUP]):
-            subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, timeout=180)
+        migrate_throwaway(cluster, tmp_path, env)
+        subprocess.run([sys.executable, "manage.py", "shell", "-c", SETUP], cwd=ROOT, env=env, check=True, timeout=180)
         port = free_port()
         acknowledged: dict[str, str] = {}
         unavailable: list[dict[str, str]] = []
