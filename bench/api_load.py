@@ -14,7 +14,8 @@ Phases, one after another on the same server and the same aiohttp client:
   4. with --rate R: the floor, paced the same way.
 --paced-only skips 1 and 2. Then `pgbench -N` on the same database (--skip-pgbench leaves it out).
 
-Each phase measures after a warm-up of 3 s: answers per second, latency percentiles per endpoint and for all
+Before the first phase the machines run 8 s of life cycles, closed loop and unmeasured (`warm_up`: gunicorn's
+workers booted and warm). Each phase measures after a warm-up of 3 s: answers per second, latency percentiles per endpoint and for all
 four together, errors (an unexpected status, no answer within 10 s: a machine gives up then, or a broken
 connection) and the server's CPU from /proc (gunicorn's workers and the bench database's PostgreSQL backends)
 per completed life cycle, or per floor request.
@@ -645,6 +646,7 @@ def main() -> None:
             "threads": args.threads,
             "seconds_per_phase": args.seconds,
             "warmup_s": WARMUP,
+            "server_warmup_s": SERVER_WARMUP,
             "rate": args.rate,
             "arrivals": args.arrivals,
             "phases": summaries,

@@ -438,7 +438,8 @@ async def peak(
         pit, reception = Browser(session, base, origin), Browser(session, base, origin)
         await pit.login(floor.pit)
         await reception.login(floor.receptionist)
-        await warm_up(session, base, floor.machine_keys)  # the workers booted and warm (bench/api_load.py)
+        # The workers booted and the machine API warm (bench/api_load.py); the staff's pages are not warmed.
+        await warm_up(session, base, floor.machine_keys)
 
         # The clock starts once every member of staff is logged in (a password's hashing is not the peak's).
         start = time.monotonic()

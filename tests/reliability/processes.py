@@ -18,9 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"  # the local server's superuser, for scratch databases
 
 
-def run(command: list[str], env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run a command from the checkout; with `check`, fail the test with its output's tail."""
-    result = subprocess.run(command, cwd=ROOT, env=env or dict(os.environ), capture_output=True, text=True, check=False)
+def run(
+    command: list[str], env: dict[str, str] | None = None, check: bool = True, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """Run a command from the checkout; with `check`, fail the test with its output's tail. A command still running
+    after `timeout` seconds fails the test (subprocess.TimeoutExpired) instead of hanging the suite."""
+    result = subprocess.run(
+        command, cwd=ROOT, env=env or dict(os.environ), capture_output=True, text=True, check=False, timeout=timeout
+    )
     if check:
         assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
     return result
