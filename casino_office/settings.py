@@ -69,8 +69,13 @@ MIDDLEWARE = [
     "casino_office.csp.ContentSecurityPolicyMiddleware",
     "casino_office.middleware.DatabaseUnavailableMiddleware",
     "casino_office.middleware.NulCharacterMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: the staff's own middleware (STAFF_ONLY_MIDDLEWARE, run here in its order); the machine API skips it.
+    "staff.middleware.StaffOnlyMiddleware",
+]
+STAFF_ONLY_MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
@@ -78,7 +83,6 @@ MIDDLEWARE = [
     "staff.middleware.ConfigActorMiddleware",
     "staff.middleware.StaffLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a refused login into the lockout page
 ]
 
@@ -225,7 +229,12 @@ SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 X_FRAME_OPTIONS = "DENY"
 # HSTS preload lists public domains; the back office runs on the casino's
 # closed network under an internal name, so there is nothing to preload.
-SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", ["security.W021"])
+# The admin's and django-axes's checks look for their middleware in MIDDLEWARE only; it is in STAFF_ONLY_MIDDLEWARE,
+# which staff.middleware.check_staff_only_middleware checks in their place.
+SILENCED_SYSTEM_CHECKS = [
+    *env_list("SILENCED_SYSTEM_CHECKS", ["security.W021"]),
+    *("admin.E408", "admin.E409", "admin.E410", "axes.W002"),
+]
 
 # --- Content-Security-Policy ---------------------------------------------
 # Everything from the office itself, nothing inline (no <script> or <style>

@@ -8,11 +8,15 @@ class StaffConfig(AppConfig):
     verbose_name = _("Staff")
 
     def ready(self) -> None:
+        from django.core import checks
+
         from machines.history import CONFIG_SOURCES, config_signals_connect
         from staff.history import STAFF_SOURCES
+        from staff.middleware import check_staff_only_middleware
         from staff.roles import ensure_roles
 
         post_migrate.connect(ensure_roles, sender=self)
+        checks.register(check_staff_only_middleware)
         for source in STAFF_SOURCES:
             CONFIG_SOURCES.provide(source)
         config_signals_connect(STAFF_SOURCES)

@@ -1,13 +1,18 @@
 from collections.abc import Callable
 from functools import cached_property
+from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.core import checks
+from django.core.exceptions import MiddlewareNotUsed
+from django.core.handlers.exception import convert_exception_to_response
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.module_loading import import_string
 
 from machines.history import acting_as
 from staff.login import needs_second_factor
@@ -47,16 +52,14 @@ class SecondFactorMiddleware:
         return self.get_response(request)
 
 
-API_PREFIX = "/api/"
-
-
 class StaffLanguageMiddleware:
     """Activate the language of the person at the screen.
 
-    Order: the machine API is always English (its contract's texts); a logged-in
-    member of staff gets the language stored on their preference; anyone else
-    (the login page) the language cookie set by the switch; otherwise the
-    casino's default, LANGUAGE_CODE.
+    Order: a logged-in member of staff gets the language stored on their
+    preference; anyone else (the login page) the language cookie set by the
+    switch; otherwise the casino's default, LANGUAGE_CODE. (The machine API
+    never comes here: StaffOnlyMiddleware, below, answers it
+    in English.)
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -74,8 +77,6 @@ class StaffLanguageMiddleware:
 
     @staticmethod
     def language_for(request: HttpRequest) -> str:
-        if request.path.startswith(API_PREFIX):
-            return "en"
         available = dict(settings.LANGUAGES)
         user = getattr(request, "user", None)
         try:  # reading the session and the preference needs the database
@@ -95,17 +96,117 @@ class ConfigActorMiddleware:
     """Name the logged-in user (and the page) as whoever changes configuration during the request.
 
     The configuration's history (machines.history) records them with each change it seals; the machine API
-    has no logged-in user and changes no configuration.
+    has no logged-in user, changes no configuration and never comes here (StaffOnlyMiddleware).
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path.startswith("/api/"):  # machines' keys, not sessions: no user to read (nor its cost)
-            return self.get_response(request)
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:
             return self.get_response(request)
         with acting_as(user.pk, f"web {request.method} {request.path}"):
             return self.get_response(request)
+
+
+MACHINE_API_PREFIX = "/api/"
+
+
+def is_machine_api(request: HttpRequest) -> bool:
+    """Whether the request is for the machine API (and its docs): keys, not sessions; always English."""
+    return request.path_info.startswith(MACHINE_API_PREFIX)
+
+
+class StaffOnlyMiddleware:
+    """The middleware only the staff's pages need (settings.STAFF_ONLY_MIDDLEWARE), as one layer the machine API skips.
+
+    Sessions, CSRF, the logged-in user and their second factor, the configuration's actor, the staff's language,
+    messages and the login lockout serve people at screens. A machine authenticates by its key on every request
+    and never has a session, so those layers only cost it time: about a tenth of a life cycle's server CPU
+    (bench/README.md). A machine API request goes straight on, in English (the contract's texts); every other
+    request goes through the staff's middleware as if each were listed in MIDDLEWARE at this place: built in
+    the same order, and their process_view, process_template_response and process_exception hooks run in the
+    order Django's handler runs them.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        handler: Callable[[HttpRequest], Any] = get_response
+        self.view_hooks: list[Callable[..., Any]] = []
+        self.template_response_hooks: list[Callable[..., Any]] = []
+        self.exception_hooks: list[Callable[..., Any]] = []
+        for path in reversed(settings.STAFF_ONLY_MIDDLEWARE):  # as BaseHandler.load_middleware, innermost first
+            try:
+                instance = import_string(path)(handler)
+            except MiddlewareNotUsed:
+                continue
+            if hasattr(instance, "process_view"):
+                self.view_hooks.insert(0, instance.process_view)
+            if hasattr(instance, "process_template_response"):
+                self.template_response_hooks.append(instance.process_template_response)
+            if hasattr(instance, "process_exception"):
+                self.exception_hooks.append(instance.process_exception)
+            handler = convert_exception_to_response(instance)
+        self.staff = handler
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_machine_api(request):
+            return self.staff(request)
+        with translation.override("en"):
+            request.LANGUAGE_CODE = "en"
+            response = self.get_response(request)
+        response.headers.setdefault("Content-Language", "en")
+        return response
+
+    def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+        if is_machine_api(request):
+            return None
+        for hook in self.view_hooks:
+            if (response := hook(request, view, args, kwargs)) is not None:
+                return response
+        return None
+
+    def process_template_response(self, request: HttpRequest, response: Any) -> Any:
+        if not is_machine_api(request):
+            for hook in self.template_response_hooks:
+                response = hook(request, response)
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> Any:
+        if is_machine_api(request):
+            return None
+        for hook in self.exception_hooks:
+            if (response := hook(request, exception)) is not None:
+                return response
+        return None
+
+
+# What the staff's pages need, in this order, inside StaffOnlyMiddleware: the admin's checks (admin.E408-E410) and
+# django-axes's (axes.W002) look for these in MIDDLEWARE, where they no longer are.
+STAFF_MIDDLEWARE_NEEDED = (
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "axes.middleware.AxesMiddleware",
+)
+
+
+def check_staff_only_middleware(**_: object) -> list[checks.CheckMessage]:
+    """StaffOnlyMiddleware is in MIDDLEWARE and holds what the staff's pages need, in order, axes last."""
+    listed = list(getattr(settings, "STAFF_ONLY_MIDDLEWARE", []))
+    found = [path for path in listed if path in STAFF_MIDDLEWARE_NEEDED]
+    if (
+        "staff.middleware.StaffOnlyMiddleware" in settings.MIDDLEWARE
+        and found == list(STAFF_MIDDLEWARE_NEEDED)
+        and listed[-1] == STAFF_MIDDLEWARE_NEEDED[-1]
+    ):
+        return []
+    return [
+        checks.Error(
+            "STAFF_ONLY_MIDDLEWARE must list " + ", ".join(STAFF_MIDDLEWARE_NEEDED) + " in this order (axes "
+            "last), and MIDDLEWARE must include staff.middleware.StaffOnlyMiddleware.",
+            id="staff.E001",
+        )
+    ]
