@@ -277,7 +277,7 @@ async def floor_loop(
             return
         n += 1
         body = {"request_id": f"{tag}{slot}-{n}", "amount": "12.34", "slot": slot}
-        if await call(session, rec, "floor", base + "/bench/floor", body, None, 201, due) is not None:
+        if await call(session, rec, "floor", base + "/api/bench/floor", body, None, 201, due) is not None:
             rec.cycle_done(time.monotonic())
 
 

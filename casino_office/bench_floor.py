@@ -3,7 +3,8 @@
 A JSON body is parsed (the API's own parser and renderer, from REST_FRAMEWORK's defaults) and checked; one
 transaction updates a row by its primary key (as a transition updates its ticket) and inserts one (as it
 records its event); the answer is JSON. No authentication, no idempotency, no ORM: what any request costs
-on this server, whatever the contract adds.
+on this server, whatever the contract adds. It is served under /api/, so it meets the middleware a machine's
+request meets (not the staff's: staff.middleware.StaffOnlyMiddleware).
 
 Served only when BENCH_FLOOR_ENDPOINT=1 (bench/api_load.py sets it and creates the two tables); never in
 production.

@@ -26,7 +26,8 @@ urlpatterns: list[object] = [path("favicon.ico", favicon)]
 if settings.BENCH_FLOOR_ENDPOINT:
     from casino_office.bench_floor import FloorView
 
-    urlpatterns.append(path("bench/floor", FloorView.as_view()))
+    # Under /api/, as a machine's request: the same middleware (casino_office.bench_floor).
+    urlpatterns.append(path("api/bench/floor", FloorView.as_view()))
 urlpatterns += [
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),

@@ -16,6 +16,7 @@ reverse("health")
 # What the worker has loaded now stays for its life: out of the garbage collector's sight (gc.freeze), a full
 # collection scans only what requests left behind, not the 150 000 objects of Django and the office. Scanning
 # those took 70-120 ms on the benchmark machine, every few thousand requests, a stall each request queued
-# behind it waited out (bench/README.md, "The machine API skips the staff's middleware, and the collector").
+# behind it waited out (bench/README.md, "The staff's middleware skipped, and the collector kept off what a worker
+# loaded").
 gc.collect()
 gc.freeze()

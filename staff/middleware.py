@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core import checks
-from django.core.exceptions import MiddlewareNotUsed
+from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
 from django.core.handlers.exception import convert_exception_to_response
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -23,8 +23,8 @@ class SecondFactorMiddleware:
     """Send a logged-in user who needs a second factor and has not given it to the second-factor page.
 
     After django_otp's OTPMiddleware (request.user.is_verified). Open without it: logging in and out, the
-    language switch, the second-factor page itself, static files, /health/ and the machine API (keys,
-    not sessions; its requests never read the session here).
+    language switch, the second-factor page itself, static files and /health/. (The machine API never comes
+    here: StaffOnlyMiddleware, below.)
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -38,7 +38,7 @@ class SecondFactorMiddleware:
 
     @cached_property
     def open_prefixes(self) -> tuple[str, ...]:
-        return ("/" + settings.STATIC_URL.lstrip("/"), "/api/")
+        return ("/" + settings.STATIC_URL.lstrip("/"),)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = request.path
@@ -137,10 +137,15 @@ class StaffOnlyMiddleware:
         self.template_response_hooks: list[Callable[..., Any]] = []
         self.exception_hooks: list[Callable[..., Any]] = []
         for path in reversed(settings.STAFF_ONLY_MIDDLEWARE):  # as BaseHandler.load_middleware, innermost first
+            factory = import_string(path)
+            if not getattr(factory, "sync_capable", True):  # the layer is synchronous, as every server of ours is
+                raise ImproperlyConfigured(f"STAFF_ONLY_MIDDLEWARE: {path} cannot run synchronously.")
             try:
-                instance = import_string(path)(handler)
+                instance = factory(handler)
             except MiddlewareNotUsed:
                 continue
+            if instance is None:
+                raise ImproperlyConfigured(f"Middleware factory {path} returned None.")
             if hasattr(instance, "process_view"):
                 self.view_hooks.insert(0, instance.process_view)
             if hasattr(instance, "process_template_response"):
@@ -182,31 +187,31 @@ class StaffOnlyMiddleware:
         return None
 
 
-# What the staff's pages need, in this order, inside StaffOnlyMiddleware: the admin's checks (admin.E408-E410) and
-# django-axes's (axes.W002) look for these in MIDDLEWARE, where they no longer are.
+# What the staff's pages need, in this order, inside StaffOnlyMiddleware (the admin's checks, admin.E408-E410, and
+# django-axes's, axes.W002, look for some of these in MIDDLEWARE, where they no longer are).
 STAFF_MIDDLEWARE_NEEDED = (
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "staff.middleware.SecondFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "axes.middleware.AxesMiddleware",
 )
 
 
 def check_staff_only_middleware(**_: object) -> list[checks.CheckMessage]:
-    """StaffOnlyMiddleware is in MIDDLEWARE and holds what the staff's pages need, in order, axes last."""
+    """StaffOnlyMiddleware is in MIDDLEWARE and holds what the staff's pages need, in order, axes last; none of its
+    middleware is in MIDDLEWARE as well (it would run twice, and for the machine API)."""
     listed = list(getattr(settings, "STAFF_ONLY_MIDDLEWARE", []))
     found = [path for path in listed if path in STAFF_MIDDLEWARE_NEEDED]
-    if (
-        "staff.middleware.StaffOnlyMiddleware" in settings.MIDDLEWARE
-        and found == list(STAFF_MIDDLEWARE_NEEDED)
-        and listed[-1] == STAFF_MIDDLEWARE_NEEDED[-1]
-    ):
-        return []
-    return [
-        checks.Error(
-            "STAFF_ONLY_MIDDLEWARE must list " + ", ".join(STAFF_MIDDLEWARE_NEEDED) + " in this order (axes "
-            "last), and MIDDLEWARE must include staff.middleware.StaffOnlyMiddleware.",
-            id="staff.E001",
+    problems = []
+    if "staff.middleware.StaffOnlyMiddleware" not in settings.MIDDLEWARE:
+        problems.append("MIDDLEWARE must include staff.middleware.StaffOnlyMiddleware.")
+    if found != list(STAFF_MIDDLEWARE_NEEDED) or listed[-1:] != [STAFF_MIDDLEWARE_NEEDED[-1]]:
+        problems.append(
+            f"STAFF_ONLY_MIDDLEWARE must list {', '.join(STAFF_MIDDLEWARE_NEEDED)} in this order, axes last."
         )
-    ]
+    if twice := sorted(set(listed) & set(settings.MIDDLEWARE)):
+        problems.append(f"In both MIDDLEWARE and STAFF_ONLY_MIDDLEWARE: {', '.join(twice)}.")
+    return [checks.Error(problem, id="staff.E001") for problem in problems]

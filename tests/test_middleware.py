@@ -5,14 +5,16 @@ from unittest import mock
 
 import pytest
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
 from django.template import engines
 from django.template.response import SimpleTemplateResponse
 from django.test import Client, override_settings
-from django.urls import path
+from django.urls import include, path
+from django.utils import translation
 from django.utils.module_loading import import_string
 
-from staff.middleware import check_staff_only_middleware
+from staff.middleware import StaffOnlyMiddleware, check_staff_only_middleware
 from tests.factories import make_user
 
 
@@ -110,12 +112,19 @@ def _failing_view(request):
     raise ValueError("boom")
 
 
+def _language_view(request):
+    return HttpResponse(translation.get_language())
+
+
 urlpatterns = [
+    path("api/language/", _language_view),
+    path("staff/language/", _language_view),
     path("staff/template/", _template_view),
     path("staff/fail/", _failing_view),
     path("staff/recover/", _failing_view),
     path("api/template/", _template_view),
     path("api/recover/", _failing_view),
+    path("", include("casino_office.urls")),  # the names the staff's middleware reverses (the login page...)
 ]
 
 RECORDERS = ["tests.test_middleware.Outer", "tests.test_middleware.Inner"]
@@ -161,16 +170,65 @@ def test_the_machine_api_meets_no_hook_of_the_middleware_inside():
     assert seen == [["200"], ["500"]]
 
 
+STAFF = settings.STAFF_ONLY_MIDDLEWARE
+
+
 @pytest.mark.parametrize(
     "change",
     [
-        {"STAFF_ONLY_MIDDLEWARE": [m for m in settings.STAFF_ONLY_MIDDLEWARE if "csrf" not in m]},
-        {"STAFF_ONLY_MIDDLEWARE": list(reversed(settings.STAFF_ONLY_MIDDLEWARE))},
+        {"STAFF_ONLY_MIDDLEWARE": [m for m in STAFF if "csrf" not in m]},
+        {"STAFF_ONLY_MIDDLEWARE": [m for m in STAFF if "SecondFactor" not in m]},
+        {"STAFF_ONLY_MIDDLEWARE": [*STAFF, "staff.middleware.ConfigActorMiddleware"]},
+        {"STAFF_ONLY_MIDDLEWARE": [STAFF[2], STAFF[0], STAFF[1], *STAFF[3:]]},
         {"MIDDLEWARE": [m for m in settings.MIDDLEWARE if "StaffOnly" not in m]},
+        {"MIDDLEWARE": [*settings.MIDDLEWARE, "django.contrib.sessions.middleware.SessionMiddleware"]},
     ],
-    ids=["csrf left out", "axes not last", "the layer not in MIDDLEWARE"],
+    ids=[
+        "csrf left out",
+        "second factor left out",
+        "axes not last",
+        "auth before sessions",
+        "the layer not in MIDDLEWARE",
+        "sessions in both lists",
+    ],
 )
 def test_the_check_refuses_a_staff_stack_that_lost_a_guard(change):
     assert check_staff_only_middleware() == []
     with override_settings(**change):
         assert [message.id for message in check_staff_only_middleware()] == ["staff.E001"]
+
+
+class _AsyncOnly:
+    sync_capable = False
+    async_capable = True
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+
+def test_a_middleware_that_cannot_run_synchronously_is_refused_as_the_layer_is_built():
+    with (
+        override_settings(STAFF_ONLY_MIDDLEWARE=[*STAFF, "tests.test_middleware._AsyncOnly"]),
+        pytest.raises(ImproperlyConfigured, match="_AsyncOnly cannot run synchronously"),
+    ):
+        StaffOnlyMiddleware(lambda request: HttpResponse())
+
+
+@pytest.mark.parametrize("page", ["/api/v1/schema/", "/api/v1/docs/"])
+def test_the_api_docs_are_english_for_a_lithuanian_casino_and_a_lithuanian_cookie(db, settings, page):
+    settings.LANGUAGE_CODE = "lt"
+    client = Client()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "lt"
+    response = client.get(page)
+    assert response.status_code == 200
+    assert response["Content-Language"] == "en"
+    assert "Vary" not in response or "Cookie" not in response["Vary"]
+
+
+def test_a_machine_request_runs_in_english_whatever_the_casino_and_the_cookie_say(db, settings):
+    settings.LANGUAGE_CODE = "lt"
+    with override_settings(ROOT_URLCONF="tests.test_middleware"):
+        client = Client()
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = "lt"
+        assert client.get("/api/language/").content == b"en"
+        assert client.get("/staff/language/").content == b"lt"
