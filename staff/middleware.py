@@ -123,7 +123,7 @@ class StaffOnlyMiddleware:
 
     Sessions, CSRF, the logged-in user and their second factor, the configuration's actor, the staff's language,
     messages and the login lockout serve people at screens. A machine authenticates by its key on every request
-    and never has a session, so those layers only cost it time: about a tenth of a life cycle's server CPU
+    and never has a session, so those layers only cost it time: about 5 % of a machine request's instructions
     (bench/README.md). A machine API request goes straight on, in English (the contract's texts); every other
     request goes through the staff's middleware as if each were listed in MIDDLEWARE at this place: built in
     the same order, and their process_view, process_template_response and process_exception hooks run in the
