@@ -58,8 +58,7 @@ class StaffLanguageMiddleware:
     Order: a logged-in member of staff gets the language stored on their
     preference; anyone else (the login page) the language cookie set by the
     switch; otherwise the casino's default, LANGUAGE_CODE. (The machine API
-    never comes here: StaffOnlyMiddleware, below, answers it
-    in English.)
+    never comes here: StaffOnlyMiddleware, below, answers it in English.)
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
