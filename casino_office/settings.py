@@ -229,11 +229,12 @@ SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 X_FRAME_OPTIONS = "DENY"
 # HSTS preload lists public domains; the back office runs on the casino's
 # closed network under an internal name, so there is nothing to preload.
-# The admin's and django-axes's checks look for their middleware in MIDDLEWARE only; it is in STAFF_ONLY_MIDDLEWARE,
-# which staff.middleware.check_staff_only_middleware checks in their place.
+# The admin's, django-axes's and Django's CSRF checks look for their middleware in MIDDLEWARE only; it is in
+# STAFF_ONLY_MIDDLEWARE, which staff.middleware.check_staff_only_middleware checks in their place (and
+# check_staff_csrf_cookie_secure asks Django's security.W016 with it in view).
 SILENCED_SYSTEM_CHECKS = [
     *env_list("SILENCED_SYSTEM_CHECKS", ["security.W021"]),
-    *("admin.E408", "admin.E409", "admin.E410", "axes.W002"),
+    *("admin.E408", "admin.E409", "admin.E410", "axes.W002", "security.W003"),
 ]
 
 # --- Content-Security-Policy ---------------------------------------------

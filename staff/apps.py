@@ -12,11 +12,12 @@ class StaffConfig(AppConfig):
 
         from machines.history import CONFIG_SOURCES, config_signals_connect
         from staff.history import STAFF_SOURCES
-        from staff.middleware import check_staff_only_middleware
+        from staff.middleware import check_staff_csrf_cookie_secure, check_staff_only_middleware
         from staff.roles import ensure_roles
 
         post_migrate.connect(ensure_roles, sender=self)
         checks.register(check_staff_only_middleware)
+        checks.register(check_staff_csrf_cookie_secure, checks.Tags.security, deploy=True)
         for source in STAFF_SOURCES:
             CONFIG_SOURCES.provide(source)
         config_signals_connect(STAFF_SOURCES)

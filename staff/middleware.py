@@ -5,6 +5,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core import checks
+from django.core.checks.security import csrf as csrf_checks
 from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
 from django.core.handlers.exception import convert_exception_to_response
 from django.db import DatabaseError
@@ -186,8 +187,9 @@ class StaffOnlyMiddleware:
         return None
 
 
-# What the staff's pages need, in this order, inside StaffOnlyMiddleware (the admin's checks, admin.E408-E410, and
-# django-axes's, axes.W002, look for some of these in MIDDLEWARE, where they no longer are).
+# What the staff's pages need, in this order, inside StaffOnlyMiddleware (the admin's checks, admin.E408-E410,
+# django-axes's, axes.W002, and Django's security.W003 look for some of these in MIDDLEWARE, where they no longer
+# are).
 STAFF_MIDDLEWARE_NEEDED = (
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -214,3 +216,12 @@ def check_staff_only_middleware(**_: object) -> list[checks.CheckMessage]:
     if twice := sorted(set(listed) & set(settings.MIDDLEWARE)):
         problems.append(f"In both MIDDLEWARE and STAFF_ONLY_MIDDLEWARE: {', '.join(twice)}.")
     return [checks.Error(problem, id="staff.E001") for problem in problems]
+
+
+def check_staff_csrf_cookie_secure(**_: object) -> list[checks.CheckMessage]:
+    """Django's security.W016 (the CSRF cookie sent over HTTPS only), asked with the staff's middleware in view:
+    Django's own check looks for CsrfViewMiddleware in MIDDLEWARE only, and passes when it is not there."""
+    csrf = "django.middleware.csrf.CsrfViewMiddleware" in getattr(settings, "STAFF_ONLY_MIDDLEWARE", [])
+    if csrf and not settings.CSRF_USE_SESSIONS and settings.CSRF_COOKIE_SECURE is not True:
+        return [csrf_checks.W016]
+    return []

@@ -14,7 +14,7 @@ from django.urls import include, path
 from django.utils import translation
 from django.utils.module_loading import import_string
 
-from staff.middleware import StaffOnlyMiddleware, check_staff_only_middleware
+from staff.middleware import StaffOnlyMiddleware, check_staff_csrf_cookie_secure, check_staff_only_middleware
 from tests.factories import make_user
 
 
@@ -232,3 +232,13 @@ def test_a_machine_request_runs_in_english_whatever_the_casino_and_the_cookie_sa
         client.cookies[settings.LANGUAGE_COOKIE_NAME] = "lt"
         assert client.get("/api/language/").content == b"en"
         assert client.get("/staff/language/").content == b"lt"
+
+
+def test_a_csrf_cookie_sent_over_plain_http_is_still_warned_of_at_deploy():
+    """Django's security.W016 looks for the CSRF middleware in MIDDLEWARE only; the staff's check asks it again."""
+    with override_settings(CSRF_COOKIE_SECURE=True):
+        assert check_staff_csrf_cookie_secure() == []
+    with override_settings(CSRF_COOKIE_SECURE=False):
+        assert [message.id for message in check_staff_csrf_cookie_secure()] == ["security.W016"]
+    with override_settings(CSRF_COOKIE_SECURE=False, CSRF_USE_SESSIONS=True):
+        assert check_staff_csrf_cookie_secure() == []
