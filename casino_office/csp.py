@@ -76,6 +76,6 @@ class ContentSecurityPolicyMiddleware(CSPMiddleware):
             and not getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
             and not (getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}).get("EXCLUDE_URL_PREFIXES")
             and getattr(request, "_csp_nonce", None) is None
-            and not getattr(response, "_csp_exempt", False)
+            and getattr(response, "_csp_exempt", False) is False  # as django-csp tells an exempt response
             and all(getattr(response, name, None) is None for name in _OWN_POLICY_ATTRIBUTES)
         )

@@ -84,3 +84,37 @@ def test_a_changed_policy_is_built_again(settings):
     assert _directives(during["Content-Security-Policy"])["img-src"] == ["'self'", "blob:"]
     assert during["Content-Security-Policy"] != before["Content-Security-Policy"]
     assert after["Content-Security-Policy"] == before["Content-Security-Policy"]
+
+
+def _report_only(settings):
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": {"default-src": ["'self'"], "report-uri": "/r/"}}
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda request, response: setattr(response, "_csp_replace", {"img-src": ["'none'"]}),
+        lambda request, response: setattr(response, "_csp_config", {"default-src": ["'none'"]}),
+        lambda request, response: setattr(response, "_csp_update_ro", {"img-src": ["https://example.org"]}),
+        lambda request, response: setattr(response, "_csp_exempt", None),
+        lambda request, response: response.__setitem__("Content-Security-Policy", "default-src 'none'"),
+        None,
+    ],
+    ids=[
+        "replace",
+        "config",
+        "report-only update",
+        "exempt (not False)",
+        "a header of its own",
+        "a report-only policy in the settings",
+    ],
+)
+def test_every_other_answer_gets_what_django_csp_gives_it(settings, ask):
+    if ask is None:
+        _report_only(settings)
+    ours, _ = _answer(ContentSecurityPolicyMiddleware, ask=ask)
+    theirs, _ = _answer(_OursWithDjangoCspsBuild, ask=ask)
+    for header in ("Content-Security-Policy", "Content-Security-Policy-Report-Only"):
+        assert (header in ours) == (header in theirs), header
+        if header in ours:
+            assert _directives(ours[header]) == _directives(theirs[header]), header

@@ -5,6 +5,7 @@ from unittest import mock
 
 import pytest
 from django.conf import settings
+from django.core.checks import run_checks
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
 from django.template import engines
@@ -242,3 +243,10 @@ def test_a_csrf_cookie_sent_over_plain_http_is_still_warned_of_at_deploy():
         assert [message.id for message in check_staff_csrf_cookie_secure()] == ["security.W016"]
     with override_settings(CSRF_COOKIE_SECURE=False, CSRF_USE_SESSIONS=True):
         assert check_staff_csrf_cookie_secure() == []
+
+
+def test_the_deploy_checks_ask_for_a_secure_csrf_cookie():
+    """The staff's W016 is registered: `check --deploy` still reports an insecure CSRF cookie."""
+    with override_settings(CSRF_COOKIE_SECURE=False):
+        found = [message.id for message in run_checks(include_deployment_checks=True, tags=["security"])]
+    assert "security.W016" in found
