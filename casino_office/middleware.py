@@ -7,6 +7,15 @@ from django.utils.translation import gettext as _
 
 logger = logging.getLogger(__name__)
 
+# Where the machine API (and its docs) lives: keys, not sessions; always English.
+MACHINE_API_PREFIX = "/api/"
+
+
+def is_machine_api(request: HttpRequest) -> bool:
+    """Whether the request is for the machine API (and its docs)."""
+    return request.path_info.startswith(MACHINE_API_PREFIX)
+
+
 # PostgreSQL's error for a prepared statement whose table changed under it (SQLSTATE 0A000).
 _STALE_PLAN = "cached plan must not change result type"
 
@@ -59,7 +68,7 @@ class NulCharacterMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if "\x00" in request.path:
-            if request.path.startswith("/api/"):
+            if request.path.startswith(MACHINE_API_PREFIX):
                 return JsonResponse({"code": "not_found", "detail": "No such endpoint."}, status=404)
             return HttpResponseBadRequest(
                 _("The request contains a NUL character."), content_type="text/plain; charset=utf-8"

@@ -15,6 +15,7 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.module_loading import import_string
 
+from casino_office.middleware import is_machine_api
 from machines.history import acting_as
 from staff.login import needs_second_factor
 from staff.models import StaffPreference
@@ -108,14 +109,6 @@ class ConfigActorMiddleware:
             return self.get_response(request)
         with acting_as(user.pk, f"web {request.method} {request.path}"):
             return self.get_response(request)
-
-
-MACHINE_API_PREFIX = "/api/"
-
-
-def is_machine_api(request: HttpRequest) -> bool:
-    """Whether the request is for the machine API (and its docs): keys, not sessions; always English."""
-    return request.path_info.startswith(MACHINE_API_PREFIX)
 
 
 class StaffOnlyMiddleware:
