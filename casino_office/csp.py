@@ -28,7 +28,7 @@ _BUILT: dict[bool, str] = {}
 
 @receiver(setting_changed)
 def _forget_the_built_policy(*, setting: str, **_: Any) -> None:
-    if setting.startswith("CONTENT_SECURITY_POLICY") or setting == "DEBUG":
+    if setting.startswith("CONTENT_SECURITY_POLICY"):  # DEBUG is read at each response, never built in
         _BUILT.clear()
 
 
