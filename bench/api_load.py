@@ -100,23 +100,22 @@ def prepare(machines: int) -> list[str]:
 def start_gunicorn(
     port: int, workers: int, threads: int = 1, extra_env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:
-    env = {**os.environ, **BENCH_ENV, "BENCH_FLOOR_ENDPOINT": "1", "DATABASE_CONN_MAX_AGE": "600", **(extra_env or {})}
+    """gunicorn as deployed (deploy/gunicorn.conf.py: sync workers, recycled after GUNICORN_MAX_REQUESTS), without
+    an access log; `threads` above 1 makes gthread workers of that many threads."""
+    env = {
+        **os.environ,
+        **BENCH_ENV,
+        "BENCH_FLOOR_ENDPOINT": "1",
+        "DATABASE_CONN_MAX_AGE": "600",
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "GUNICORN_WORKERS": str(workers),
+        "GUNICORN_ACCESS_LOG": "",
+        "GUNICORN_LOG_LEVEL": "warning",
+        **(extra_env or {}),
+    }
+    config = ["-c", "deploy/gunicorn.conf.py", *(["--threads", str(threads)] if threads > 1 else [])]
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "casino_office.wsgi:application",
-            "-b",
-            f"127.0.0.1:{port}",
-            "-w",
-            str(workers),
-            *(["--worker-class", "gthread", "--threads", str(threads)] if threads > 1 else []),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
+        [sys.executable, "-m", "gunicorn", *config, "casino_office.wsgi:application"], cwd=ROOT, env=env
     )
     wait_for_port(port, "gunicorn")
     return server
