@@ -32,9 +32,9 @@ worker_class = "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = 5
-# Recycle workers now and then (bounded memory), staggered so they do not restart together. Not too often: a
-# worker serves 150-200 machine requests a second at the peak, and a new one boots and prepares its statements
-# again (5 000 was a restart every 30 s per worker).
+# Recycle workers now and then (bounded memory), staggered so they do not restart together. Not too often: with
+# two workers at the benchmark's peak a worker serves 150-200 machine requests a second, and a new one boots
+# (about 0.6 s of CPU) and prepares its statements again (5 000 was a restart every 30 s per worker).
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "50000"))
 max_requests_jitter = 5000
 # nginx on the same host sets X-Forwarded-Proto; trust it only from there.
