@@ -68,7 +68,7 @@ class NulCharacterMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if "\x00" in request.path:
-            if request.path.startswith(MACHINE_API_PREFIX):
+            if is_machine_api(request):
                 return JsonResponse({"code": "not_found", "detail": "No such endpoint."}, status=404)
             return HttpResponseBadRequest(
                 _("The request contains a NUL character."), content_type="text/plain; charset=utf-8"

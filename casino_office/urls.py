@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from django.views.defaults import page_not_found, server_error
 
 from casino_office.admin import StaffAdminSite
-from casino_office.middleware import MACHINE_API_PREFIX
+from casino_office.middleware import is_machine_api
 from ops.views import health
 
 # Every app registers with admin.site; making it an OTP admin site keeps those registrations.
@@ -45,12 +45,12 @@ urlpatterns += [
 
 
 def handler404(request: HttpRequest, exception: Exception) -> object:
-    if request.path.startswith(MACHINE_API_PREFIX):
+    if is_machine_api(request):
         return JsonResponse({"code": "not_found", "detail": "No such endpoint."}, status=404)
     return page_not_found(request, exception)
 
 
 def handler500(request: HttpRequest) -> object:
-    if request.path.startswith(MACHINE_API_PREFIX):
+    if is_machine_api(request):
         return JsonResponse({"code": "server_error", "detail": "Internal error; retry."}, status=500)
     return server_error(request)
